@@ -1,0 +1,3 @@
+from transform.cli import main
+
+raise SystemExit(main())

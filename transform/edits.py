@@ -1,0 +1,262 @@
+"""Turn `old -> new` on plain values into the smallest text edits on the original document.
+
+Nothing is re-emitted that did not change: a changed scalar is replaced in its own quoting,
+a removed key is cut out (its comments stay, as comment lines), an added key is inserted
+in the mapping's own indentation, and only a value whose shape changed (a base64 wrapper
+becoming an object) is written anew, in the file's style.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from transform import emit
+from transform.emit import Style
+from transform.yamlnodes import iter_scalars
+
+
+@dataclass(frozen=True, order=True)
+class Edit:
+    start: int
+    end: int
+    text: str
+
+
+class EditConflict(Exception):
+    pass
+
+
+def apply(text: str, edits: list[Edit]) -> str:
+    out: list[str] = []
+    pos = 0
+    for e in sorted(edits, key=lambda e: (e.start, e.end)):
+        if e.start < pos:
+            raise EditConflict(f"overlapping edits at offset {e.start}")
+        out.append(text[pos : e.start])
+        out.append(e.text)
+        pos = e.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equality that tells 1, 1.0 and True apart, as JSON does."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
+_COMMENT = re.compile(r"(?:^|(?<=[ \t]))#[^\r\n]*", re.M)
+
+
+def comments(text: str, start: int, end: int, nodes: list[Node]) -> list[str]:
+    """Comments in text[start:end], skipping `#` inside the scalars of `nodes`."""
+    spans = sorted(
+        (s.start_mark.index, s.end_mark.index) for n in nodes for s in iter_scalars(n) if s.end_mark.index > start
+    )
+    found = []
+    for m in _COMMENT.finditer(text, start, end):
+        p = m.start()
+        if not any(a <= p < b for a, b in spans):
+            found.append(m.group().rstrip("\r"))
+    return found
+
+
+class Planner:
+    def __init__(self, text: str, style: Style, replace: frozenset[int] = frozenset()) -> None:
+        self.text = text
+        self.style = style
+        self.nl = style.newline
+        self.replace = replace  # ids of nodes to write anew rather than patch
+
+    # -- positions ---------------------------------------------------------------------------
+    def line_start(self, pos: int) -> int:
+        return self.text.rfind("\n", 0, pos) + 1
+
+    def line_end(self, pos: int) -> int:
+        """Index just past the newline ending the line that holds `pos` (or len(text))."""
+        i = self.text.find("\n", pos)
+        return len(self.text) if i < 0 else i + 1
+
+    def content_end(self, node: Node) -> int:
+        if isinstance(node, ScalarNode):
+            a, b = node.start_mark.index, node.end_mark.index
+            return a + len(self.text[a:b].rstrip())
+        if node.flow_style or not node.value:
+            return node.end_mark.index
+        last = node.value[-1]
+        return self.content_end(last[1] if isinstance(node, MappingNode) else last)
+
+    def first_on_line(self, node: Node) -> bool:
+        return not self.text[self.line_start(node.start_mark.index) : node.start_mark.index].strip()
+
+    # -- the diff ----------------------------------------------------------------------------
+    def diff(self, node: Node, old: Any, new: Any, flow: bool = False) -> list[Edit]:
+        if same(old, new):
+            return []
+        if id(node) in self.replace:
+            return [self._replace(node, new, flow)]
+        if isinstance(node, MappingNode) and isinstance(old, dict) and isinstance(new, dict):
+            return self._diff_mapping(node, old, new, flow or bool(node.flow_style))
+        if isinstance(node, SequenceNode) and isinstance(old, list) and isinstance(new, list):
+            if len(old) == len(new):
+                edits: list[Edit] = []
+                for item, o, n in zip(node.value, old, new):
+                    edits += self.diff(item, o, n, flow or bool(node.flow_style))
+                return edits
+        if isinstance(node, ScalarNode) and not isinstance(new, (dict, list)) and node.end_mark.index > node.start_mark.index:
+            return [Edit(node.start_mark.index, self.content_end(node), self._scalar(new, node))]
+        return [self._replace(node, new, flow)]
+
+    def _scalar(self, value: Any, like: Node | None) -> str:
+        return emit.scalar(value, self.style, emit.quote_of(like) if like is not None else None)
+
+    def _diff_mapping(self, node: MappingNode, old: dict, new: dict, flow: bool) -> list[Edit]:
+        removed = [k for k in old if k not in new]
+        added = {k: v for k, v in new.items() if k not in old}
+        if not new or (len(removed) == len(old) and added):
+            return [self._replace(node, new, flow)]
+        edits: list[Edit] = []
+        pairs = node.value
+        for i, (k, v) in enumerate(pairs):
+            key = k.value if isinstance(k, ScalarNode) else None
+            if key in removed:
+                edits.append(self._delete(node, i, flow))
+            elif key in new and v is _last_value(node, key):
+                edits += self._diff_value(k, v, old[key], new[key], flow)
+        if added:
+            edits.append(self._insert(node, added, flow))
+        return edits
+
+    def _diff_value(self, k: Node, v: Node, old: Any, new: Any, flow: bool) -> list[Edit]:
+        if same(old, new):
+            return []
+        if (not flow and not isinstance(new, (dict, list)) or (isinstance(new, (dict, list)) and not new)) and (
+            emit.is_block(v) or v.end_mark.index == v.start_mark.index
+        ):
+            # a block collection or an empty value becomes a scalar on the key's line
+            text = ": " + (emit._empty(new) or self._scalar(new, None))
+            return [Edit(k.end_mark.index, self.content_end(v) if emit.is_block(v) else v.end_mark.index, text)]
+        if not flow and isinstance(new, (dict, list)) and new and not emit.is_block(v):
+            if isinstance(v, (MappingNode, SequenceNode)) and isinstance(old, type(new)) and old:
+                return self.diff(v, old, new, True)
+            return [self._block_after_key(k, v, new)]
+        return self.diff(v, old, new, flow)
+
+    def _block_after_key(self, k: Node, v: Node, new: Any) -> Edit:
+        """`key: scalar  # c` -> `key:  # c` + a block below, at the mapping's indentation."""
+        col = k.start_mark.column
+        indent = col + (self.style.unit if isinstance(new, dict) or self.style.seq_indent else 0)
+        end = self.content_end(v) if v.end_mark.index > v.start_mark.index else v.end_mark.index
+        eol = self.text.find("\n", end)
+        eol = len(self.text) if eol < 0 else eol
+        tail = self.text[end:eol].rstrip("\r")
+        head = ":" + (tail if tail.strip().startswith("#") else "")
+        if not tail.strip().startswith("#"):
+            eol = end
+        body = self.nl.join(emit.block(new, indent, self.style))
+        return Edit(k.end_mark.index, eol, head + self.nl + body)
+
+    def _replace(self, node: Node, new: Any, flow: bool) -> Edit:
+        start = node.start_mark.index
+        if flow or self.style.json or not isinstance(new, (dict, list)) or not new:
+            if isinstance(new, (dict, list)):
+                indent = len(self.text[self.line_start(start) : start]) - len(
+                    self.text[self.line_start(start) : start].lstrip()
+                )
+                text = emit.flow(new, self.style, indent)
+            else:
+                text = self._scalar(new, node)
+            return Edit(start, self.content_end(node), text)
+        if emit.is_block(node):
+            end = self.content_end(node)
+            col = node.start_mark.column
+            kept = comments(self.text, start, end, [node])
+            lines = [" " * col + c for c in kept] + emit.block(new, col, self.style)
+            lines[0] = lines[0].lstrip()
+            return Edit(start, end, self.nl.join(lines))
+        return Edit(start, self.content_end(node), emit.flow(new, self.style))
+
+    def _delete(self, node: MappingNode, i: int, flow: bool) -> Edit:
+        k, v = node.value[i]
+        n = len(node.value)
+        if flow or self.style.json:
+            if i + 1 < n:
+                return Edit(k.start_mark.index, node.value[i + 1][0].start_mark.index, "")
+            prev_end = node.value[i - 1][1].end_mark.index if i else None
+            if prev_end is not None:
+                return Edit(prev_end, self.content_end(v), "")
+            return Edit(k.start_mark.index, self.content_end(v), "")
+        if self.first_on_line(k):
+            start = self.line_start(k.start_mark.index)
+            end = self.line_end(self.content_end(v))
+            kept = comments(self.text, start, end, [k, v])
+            pad = " " * k.start_mark.column
+            return Edit(start, end, "".join(f"{pad}{c}{self.nl}" for c in kept))
+        if i + 1 < n:
+            return Edit(k.start_mark.index, node.value[i + 1][0].start_mark.index, "")
+        return Edit(k.start_mark.index, self.content_end(v), "{}")
+
+    def _insert(self, node: MappingNode, added: dict, flow: bool) -> Edit:
+        if flow or self.style.json:
+            items = [
+                (emit.scalar(str(key), self.style) if self.style.json else emit.scalar(str(key), self.style))
+                + (": " if not self.style.compact_json else ":")
+                + (emit.flow(val, self.style, self._key_indent(node)) if isinstance(val, (dict, list)) else
+                   self._scalar(val, None))
+                for key, val in added.items()
+            ]
+            if not node.value:
+                inner = ", ".join(items) if not self.style.json else ",".join(items)
+                return Edit(node.start_mark.index + 1, node.end_mark.index - 1, inner)
+            if len(node.value) >= 2:
+                sep = self.text[node.value[-2][1].end_mark.index : node.value[-1][0].start_mark.index]
+            else:
+                lead = self.text[node.start_mark.index + 1 : node.value[0][0].start_mark.index]
+                sep = "," + lead if "\n" in lead else ("," if self.style.compact_json else ", ")
+            end = node.value[-1][1].end_mark.index
+            return Edit(end, end, "".join(sep + it for it in items))
+        col = node.value[0][0].start_mark.column
+        end = self.content_end(node)
+        at = self.line_end(end)
+        body = self.nl.join(emit.block(added, col, self.style)) + self.nl
+        if at == len(self.text) and not self.text.endswith("\n"):
+            return Edit(at, at, self.nl + body.rstrip("\r\n"))
+        return Edit(at, at, body)
+
+    def _key_indent(self, node: MappingNode) -> int:
+        if node.value and self.first_on_line(node.value[-1][0]):
+            return node.value[-1][0].start_mark.column
+        return self._indent_of(node) + self.style.unit
+
+    def _indent_of(self, node: Node) -> int:
+        ls = self.line_start(node.start_mark.index)
+        line = self.text[ls : node.start_mark.index]
+        return len(line) - len(line.lstrip())
+
+
+def _last_value(node: MappingNode, key: str) -> Node | None:
+    found = None
+    for k, v in node.value:
+        if isinstance(k, ScalarNode) and k.value == key:
+            found = v
+    return found
+
+
+def plan(
+    text: str, root: Node, old: Any, new: Any, style: Style, replace: frozenset[int] = frozenset()
+) -> list[Edit]:
+    """Edits turning the document `old` (parsed from `root`) into `new`.
+
+    `replace` holds ids of nodes to write anew (a payload whose shape changed) instead of
+    patching key by key.
+    """
+    return Planner(text, style, replace).diff(root, old, new)

@@ -1,0 +1,259 @@
+"""Parse YAML/JSON documents once, with positions, as Kubernetes reads them (YAML 1.1).
+
+libyaml (PyYAML's C composer) gives every node a character span in the original text at
+10-20 MB/s; ruamel's round trip is 20-40x slower and has no C parser in 0.19. The node tree
+is used to locate edits and findings; `to_plain` gives the JSON-shaped value that the
+conversion rules and the validators see.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+_Base: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_Base):  # type: ignore[misc,valid-type]
+    """libyaml composer + YAML 1.1 resolution as go-yaml (Kubernetes) does it: `y`/`n` are booleans."""
+
+
+_Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:y|Y|n|N)$"), list("yYnN"))
+_RESOLVER = _Loader.__new__(_Loader)
+
+
+def resolve_tag(plain: str) -> str:
+    """The tag a plain (unquoted) scalar gets in Kubernetes' YAML 1.1 reading."""
+    return _RESOLVER.resolve(ScalarNode, plain, (True, False))
+
+MAX_DEPTH = 500
+MAX_EXPANDED_NODES = 2_000_000
+
+
+class ParseError(Exception):
+    """The text is not YAML we can read; line/column are 1-based (0 = unknown)."""
+
+    def __init__(self, message: str, line: int = 0, column: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+@dataclass
+class Document:
+    """One parsed document: its root node and the JSON-shaped value."""
+
+    root: Node
+    value: Any
+    duplicates: list[tuple[tuple[Any, ...], Node]]
+
+
+_STR = "tag:yaml.org,2002:str"
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+
+
+class _Constructor(yaml.constructor.SafeConstructor):
+    """Safe constructor that keeps timestamps as the strings Kubernetes sees."""
+
+    bool_values = {**yaml.constructor.SafeConstructor.bool_values, "y": True, "n": False}
+
+
+_Constructor.add_constructor(_TIMESTAMP, yaml.constructor.SafeConstructor.construct_yaml_str)
+_Constructor.add_constructor(
+    "tag:yaml.org,2002:binary", yaml.constructor.SafeConstructor.construct_yaml_str
+)
+
+
+def _check_depth(text: str) -> None:
+    """libyaml's composer recurses in C: a very deep document crashes the interpreter.
+
+    Reject it before parsing. Brackets count flow nesting (an over-estimate: brackets in
+    strings count too); indentation and `- - -` runs bound block nesting.
+    """
+    if text.count("[") + text.count("{") > MAX_DEPTH:
+        depth = worst = 0
+        for m in re.finditer(r"[\[\]{}]", text):
+            depth += 1 if m.group() in "[{" else -1
+            worst = max(worst, depth)
+        if worst > MAX_DEPTH:
+            raise ParseError(f"nesting deeper than {MAX_DEPTH} levels; refusing to parse")
+    if re.search(r"^ {%d,}\S" % (MAX_DEPTH * 2), text, re.M) or re.search(
+        r"(?:-[ \t]+){%d,}" % MAX_DEPTH, text
+    ):
+        raise ParseError(f"nesting deeper than {MAX_DEPTH} levels; refusing to parse")
+
+
+def _expanded_size(root: Node) -> int:
+    """Number of nodes after alias expansion, computed without expanding (billion laughs)."""
+    memo: dict[int, int] = {}
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if key in memo and not done:
+            continue
+        if isinstance(node, ScalarNode):
+            memo[key] = 1
+            continue
+        children: list[Node] = (
+            [n for pair in node.value for n in pair] if isinstance(node, MappingNode) else list(node.value)
+        )
+        if not done:
+            memo[key] = -1  # in progress: a recursive alias counts once
+            stack.append((node, True))
+            stack.extend((c, False) for c in children if id(c) not in memo)
+        else:
+            total = 1 + sum(max(memo.get(id(c), 1), 1) for c in children)
+            memo[key] = min(total, MAX_EXPANDED_NODES + 1)
+    return memo.get(id(root), 1)
+
+
+def _duplicates(node: Node, path: tuple[Any, ...], out: list[tuple[tuple[Any, ...], Node]]) -> None:
+    if isinstance(node, MappingNode):
+        seen: set[str] = set()
+        for k, v in node.value:
+            key = k.value if isinstance(k, ScalarNode) else None
+            if key is not None:
+                if key in seen:
+                    out.append((path + (key,), k))
+                seen.add(key)
+            _duplicates(v, path + (key,), out)
+    elif isinstance(node, SequenceNode):
+        for i, item in enumerate(node.value):
+            _duplicates(item, path + (i,), out)
+
+
+def _plain_keys(value: Any) -> Any:
+    """JSON shape: string keys (YAML 1.1 `on:` is a bool key; Kubernetes stringifies it)."""
+    if isinstance(value, dict):
+        return {
+            (k if isinstance(k, str) else ("true" if k is True else "false" if k is False else str(k))): (
+                _plain_keys(v)
+            )
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_plain_keys(v) for v in value]
+    return value
+
+
+def compose(text: str) -> Node | None:
+    """Compose one document's text (no `---` splitting here) into a node tree."""
+    _check_depth(text)
+    try:
+        return yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        msg = " ".join(p for p in (exc.context, exc.problem) if p)
+        raise ParseError(
+            f"invalid YAML: {msg}", (mark.line + 1) if mark else 0, (mark.column + 1) if mark else 0
+        ) from None
+    except yaml.YAMLError as exc:
+        raise ParseError(f"invalid YAML: {exc}") from None
+
+
+def construct(root: Node) -> Any:
+    if _expanded_size(root) > MAX_EXPANDED_NODES:
+        raise ParseError(
+            f"aliases expand to more than {MAX_EXPANDED_NODES} nodes (a 'billion laughs' document?)",
+            root.start_mark.line + 1,
+            root.start_mark.column + 1,
+        )
+    try:
+        value = _Constructor().construct_document(root)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        raise ParseError(
+            f"invalid YAML: {exc.problem}", (mark.line + 1) if mark else 0, (mark.column + 1) if mark else 0
+        ) from None
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise ParseError(f"invalid YAML value: {exc}") from None
+    return _plain_keys(value)
+
+
+def parse(text: str) -> Document | None:
+    root = compose(text)
+    if root is None:
+        return None
+    dups: list[tuple[tuple[Any, ...], Node]] = []
+    _duplicates(root, (), dups)
+    return Document(root, construct(root), dups)
+
+
+# --- navigation ---------------------------------------------------------------------------
+
+
+def child(node: Node | None, key: Any) -> Node | None:
+    """The value node at `key` (str for mappings, int for sequences); last duplicate wins."""
+    if isinstance(node, MappingNode) and isinstance(key, str):
+        found = None
+        for k, v in node.value:
+            if isinstance(k, ScalarNode) and k.value == key:
+                found = v
+        return found
+    if isinstance(node, SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
+        return node.value[key]
+    return None
+
+
+def key_node(node: Node | None, key: str) -> Node | None:
+    if isinstance(node, MappingNode):
+        for k, _ in reversed(node.value):
+            if isinstance(k, ScalarNode) and k.value == key:
+                return k
+    return None
+
+
+def node_at(root: Node | None, path: tuple[Any, ...]) -> Node | None:
+    node = root
+    for part in path:
+        node = child(node, part)
+        if node is None:
+            return None
+    return node
+
+
+def locate(root: Node | None, path: tuple[Any, ...]) -> tuple[int, int]:
+    """Best 1-based (line, column) for a field path: the deepest existing node on it.
+
+    A missing field points at its parent's key, which is where a person would add it.
+    """
+    node = root
+    best: Node | None = root
+    for part in path:
+        nxt = child(node, part)
+        if nxt is None:
+            if isinstance(part, str):
+                k = key_node(node, part)
+                if k is not None:
+                    best = k
+            break
+        k = key_node(node, part) if isinstance(part, str) else None
+        best = k if (k is not None and nxt is not None and isinstance(nxt, ScalarNode)) else nxt
+        node = nxt
+    if best is None:
+        return (0, 0)
+    return (best.start_mark.line + 1, best.start_mark.column + 1)
+
+
+def iter_scalars(node: Node) -> Iterator[ScalarNode]:
+    stack = [node]
+    seen: set[int] = set()
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if isinstance(n, ScalarNode):
+            yield n
+        elif isinstance(n, MappingNode):
+            for k, v in n.value:
+                stack.extend((k, v))
+        elif isinstance(n, SequenceNode):
+            stack.extend(n.value)
