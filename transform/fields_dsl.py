@@ -27,8 +27,8 @@ QUANTITY_PATTERN = (
 class Node:
     """One field. `kind` is one of: object, map, array, string, boolean, integer, quantity, any.
 
-    * object: `props` are the known children; `open=True` means children are not described
-      (anything goes, nothing is reported as unknown).
+    * object: `props` are the known children; `open=True` means other children are allowed
+      (not described, never reported as unknown; the described ones are still checked).
     * map: string keys, string values (nodeSelector, annotations, labels).
     * array: `items` is the element node.
     * `required`: required in every release; `required_before`: required only in releases before it.
@@ -117,12 +117,13 @@ def iter_unknown(
     value: Any, node: Node, version: str, release: Release, path: tuple[Any, ...] = ()
 ) -> Iterator[tuple[Any, ...]]:
     """Paths (relative to `value`) of keys the node does not describe at (version, release)."""
-    if node.kind == "object" and isinstance(value, dict) and not node.open:
+    if node.kind == "object" and isinstance(value, dict):
         known = children(node, version, release)
         for key, sub in value.items():
             child = known.get(key)
             if child is None:
-                yield (*path, key)
+                if not node.open:
+                    yield (*path, key)
             else:
                 yield from iter_unknown(sub, child, version, release, (*path, key))
     elif node.kind == "array" and isinstance(value, list) and node.items is not None:
@@ -133,10 +134,12 @@ def iter_unknown(
 def pruned(value: Any, node: Node, version: str, release: Release) -> Any:
     """A copy of `value` without the keys `iter_unknown` would report (containers are copied)."""
     if node.kind == "object" and isinstance(value, dict):
-        if node.open:
-            return _deepcopy(value)
         known = children(node, version, release)
-        return {k: pruned(v, known[k], version, release) for k, v in value.items() if k in known}
+        return {
+            k: pruned(v, known[k], version, release) if k in known else _deepcopy(v)
+            for k, v in value.items()
+            if k in known or node.open
+        }
     if node.kind == "array" and isinstance(value, list) and node.items is not None:
         return [pruned(v, node.items, version, release) for v in value]
     return _deepcopy(value)
