@@ -229,8 +229,10 @@ _OBJECT_META = {
 
 
 # --------------------------------------------------------------------------------------------
-# Quantities (k8s.io/apimachinery resource.Quantity). TODO: switch to transform.quantity.canonical
-# once the engine has it, keeping this as the cross-check.
+# Quantities (k8s.io/apimachinery resource.Quantity). The engine's port (transform.quantity) is
+# used when present, as it also reproduces Go's "keep the input string when already canonical"
+# quirk ("1.500" stays "1.500"); local_canonical_quantity is the plain fallback and cross-check
+# (TODO: it does not reproduce that quirk).
 # --------------------------------------------------------------------------------------------
 
 _QTY_RE = re.compile(r"^([+-]?)([0-9]*)(?:\.([0-9]*))?([eEinumkKMGTP]*[-+]?[0-9]*)$")
@@ -239,7 +241,7 @@ _BIN_SUFFIX = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 QUANTITY_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 
 
-def canonical_quantity(text: str) -> str:
+def local_canonical_quantity(text: str) -> str:
     """Parse like resource.ParseQuantity and print like Quantity.String()."""
     m = _QTY_RE.match(text)
     if not m or not (m.group(2) or m.group(3)):
@@ -285,6 +287,21 @@ def canonical_quantity(text: str) -> str:
         mant *= 1000
         exp -= 3
     return f"{mant}{ {v: k for k, v in _DEC_SUFFIX.items()}[exp] }"
+
+
+try:
+    from transform.quantity import canonical as _engine_canonical
+except ImportError:  # pragma: no cover - engine not there yet
+    _engine_canonical = None
+
+
+def canonical_quantity(text: str) -> str:
+    if _engine_canonical is None:
+        return local_canonical_quantity(text)
+    try:
+        return _engine_canonical(text)
+    except ValueError as e:  # transform.quantity.QuantityError
+        raise ValueError(str(e)) from e
 
 
 # --------------------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import base64
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +23,7 @@ try:
         expected_name,
         expected_payload,
         expected_revision,
+        local_canonical_quantity,
     )
 except ImportError:  # tests/ is not a package: pytest put tests/ itself on sys.path
     from kubevirt_model import (  # type: ignore[no-redef]
@@ -29,6 +32,7 @@ except ImportError:  # tests/ is not a package: pytest put tests/ itself on sys.
         expected_name,
         expected_payload,
         expected_revision,
+        local_canonical_quantity,
     )
 
 IT_SPEC = {"cpu": {"guest": 4}, "memory": {"guest": "128Mi"}}
@@ -517,6 +521,7 @@ def test_errors(data: Any, reason: str) -> None:
 )
 def test_quantities_canonical(given: Any, canonical: str) -> None:
     assert canonical_quantity(str(given)) == canonical
+    assert local_canonical_quantity(str(given)) == canonical
     out = expected_payload(
         whole("v1alpha2", "VirtualMachineInstancetype", {"cpu": {"guest": 1}, "memory": {"guest": given}})
     )
@@ -534,3 +539,27 @@ def test_empty_slices_and_value_strings_are_omitted() -> None:
     pref = {"devices": {"preferredDiskBus": "", "preferredAutoattachGraphicsDevice": False}}
     out = expected_payload(whole("v1alpha1", "VirtualMachinePreference", pref))
     assert out["spec"] == {"devices": {"preferredAutoattachGraphicsDevice": False}}
+
+
+# --- the fixtures' own "# expect:" headers agree with the model ----------------------------------
+
+FIXTURES = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "revisions").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
+def test_fixture_expectation_matches_model(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    expect = re.search(r"^# expect: (\S+) ?(.*)$", text, re.M)
+    assert expect, "missing '# expect:' header"
+    outcome, detail = expect.groups()
+    name = re.search(r"^# expect-name: (\S+)$", text, re.M)
+    try:
+        new = expected_revision(yaml.safe_load(text))
+    except ModelError as e:
+        assert outcome == "error"
+        if "nil pointer" not in detail:
+            assert detail in str(e)
+        return
+    assert outcome == ("unchanged" if new is None else "upgraded")
+    if new is not None:
+        assert name and name.group(1) == new["metadata"]["name"]
