@@ -178,6 +178,10 @@ class Planner:
             return Edit(start, self.content_end(node), text)
         if emit.is_block(node):
             end = self.content_end(node)
+            eol = self.text.find("\n", end)
+            eol = len(self.text) if eol < 0 else eol
+            if self.text[end:eol].strip().startswith("#"):
+                end = len(self.text[:eol].rstrip("\r"))  # take the last line's comment along
             col = node.start_mark.column
             kept = comments(self.text, start, end, [node])
             lines = [" " * col + c for c in kept] + emit.block(new, col, self.style)

@@ -1,0 +1,215 @@
+"""What to do with one parsed document: dispatch on its kind, on plain data only."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from transform import convert, fields, revisions
+from transform.findings import Finding, Severity, error, info, warning
+from transform.index import REF_PATHS, Index, namespace_of
+
+if TYPE_CHECKING:
+    from transform.settings import Settings
+
+Path = tuple[Any, ...]
+
+
+@dataclass
+class Change:
+    path: Path  # where the changed object sits in the document ((), or ("items", 3))
+    upgraded: bool = True
+    replace: list[Path] = field(default_factory=list)  # nodes to write anew
+    renames: list[tuple[str, str, str]] = field(default_factory=list)
+    check: Callable[[Any], list[Finding]] | None = None
+
+    def validate(self, doc: Any) -> list[Finding]:
+        obj = _get(doc, self.path)
+        if self.check is None or not isinstance(obj, dict):
+            return []
+        return [f.at(path=self.path + f.path) for f in self.check(obj)]
+
+
+@dataclass
+class Outcome:
+    value: Any
+    changes: list[Change] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def error(self) -> bool:
+        return any(f.severity is Severity.ERROR for f in self.findings)
+
+
+def _get(doc: Any, path: Path) -> Any:
+    for p in path:
+        if isinstance(doc, dict):
+            doc = doc.get(p)
+        elif isinstance(doc, list) and isinstance(p, int) and 0 <= p < len(doc):
+            doc = doc[p]
+        else:
+            return None
+    return doc
+
+
+def _set(doc: Any, path: Path, value: Any) -> Any:
+    if not path:
+        return value
+    _get(doc, path[:-1])[path[-1]] = value
+    return doc
+
+
+def object_ref(obj: dict[str, Any]) -> str:
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    parts = [str(obj.get("kind") or "?"), str(meta.get("namespace") or ""), str(meta.get("name") or "")]
+    return "/".join(p for p in parts if p)
+
+
+def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str = "") -> Outcome:
+    out = Outcome(copy.deepcopy(value))
+    if not isinstance(value, dict):
+        if value is not None:
+            out.findings.append(error("input.not-an-object",
+                                      f"document is a {type(value).__name__}, not a Kubernetes object"))
+        return out
+    _visit(out, (), value, settings, index, file)
+    return out
+
+
+def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, index: Index, file: str) -> None:
+    kind = obj.get("kind")
+    api = obj.get("apiVersion")
+    if isinstance(obj.get("items"), list) and isinstance(kind, str) and kind.endswith("List"):
+        for i, item in enumerate(obj["items"]):
+            if isinstance(item, dict):
+                _visit(out, path + ("items", i), item, settings, index, file)
+        return
+    ref = object_ref(obj)
+    before = len(out.findings)
+    if isinstance(api, str) and api.split("/")[0] in convert.GROUPS:
+        _object(out, path, obj, api, str(kind), settings, index, file)
+    elif kind == "ControllerRevision" and str(api).startswith("apps/") and revisions.is_ours(obj):
+        _revision(out, path, obj, settings, index)
+    elif kind == "VirtualMachine" and str(api).startswith("kubevirt.io/"):
+        _vm(out, path, obj, path, index)
+    elif kind == "VirtualMachineSnapshotContent":
+        vm = _get(obj, ("spec", "source", "virtualMachine"))
+        if isinstance(vm, dict):
+            _vm(out, path + ("spec", "source", "virtualMachine"), vm, path, index, ns=namespace_of(obj))
+    for i in range(before, len(out.findings)):
+        f = out.findings[i]
+        out.findings[i] = f.at(object=f.object or ref, path=path + f.path,
+                               extra={**f.extra, **_resource(obj)})
+
+
+def _resource(obj: dict[str, Any]) -> dict[str, Any]:
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    return {"api_version": obj.get("apiVersion"), "kind": obj.get("kind"), "name": meta.get("name"),
+            "namespace": meta.get("namespace")}
+
+
+def _object(out: Outcome, path: Path, obj: dict[str, Any], api: str, kind: str, settings: Settings,
+            index: Index, file: str) -> None:
+    upgraded = convert.upgrade_kind(api, kind)
+    if upgraded is None or fields.family_of(upgraded[1]) is None:
+        if api == convert.LATEST and kind in fields.FAMILY_OF_KIND:
+            out.findings.extend(_check_current(obj, settings, partial=file in index.patch_files))
+            return
+        group, _, version = api.partition("/")
+        if kind.endswith("List"):
+            return
+        what = f"unknown kind {kind!r} in {group}" if upgraded is None or version in fields.VERSIONS or (
+            upgraded and upgraded[1] == kind and kind not in fields.FAMILY_OF_KIND) else f"unknown {api}"
+        out.findings.append(error("input.unknown-kind", f"{what}: this tool knows "
+                                  f"{', '.join(fields.KINDS)} at {', '.join(fields.VERSIONS)}", ("kind",)))
+        return
+    new_api, new_kind = upgraded
+    partial = file in index.patch_files
+    new = copy.deepcopy(obj)
+    new["apiVersion"] = new_api
+    if new_kind != kind:
+        new["kind"] = new_kind
+    out.value = _set(out.value, path, new)
+    from transform import validation
+
+    for f in validation.validate_document(obj, partial=partial, strict=settings.strict):
+        out.findings.append(_input_finding(f, settings))
+    note = f"{api} -> {new_api}" + (f" ({kind} -> {new_kind})" if new_kind != kind else "")
+    out.findings.append(info("upgraded", f"upgraded {note}", ("apiVersion",)))
+    out.changes.append(Change(path, check=lambda o: _check_upgraded(o, settings, partial)))
+
+
+def _input_finding(f: Finding, settings: Settings) -> Finding:
+    """Problems of the input that the upgrade carries over faithfully are warnings, not blockers."""
+    if f.severity is Severity.ERROR:
+        return f.at(severity=Severity.WARNING, message=f"input: {f.message}")
+    return f
+
+
+def _check_upgraded(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
+    from transform import releases, validation
+
+    found = [f for f in validation.validate_document(obj, partial=partial, strict=settings.strict)
+             if f.severity is Severity.ERROR]
+    found = [f.at(message=f"upgraded object would be invalid: {f.message}; fix the input first") for f in found]
+    return found + [f for f in releases.target_findings(obj, settings.target) if f.severity is not Severity.ERROR]
+
+
+def _check_current(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
+    """A document that needs no change: its problems are warnings (errors only with --strict)."""
+    from transform import releases, validation
+
+    found = validation.validate_document(obj, partial=partial, strict=settings.strict)
+    found += releases.target_findings(obj, settings.target)
+    sev = Severity.ERROR if settings.strict else Severity.WARNING
+    return [f.at(severity=sev) if f.severity is Severity.ERROR else f for f in found]
+
+
+def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, index: Index) -> None:
+    ns = namespace_of(obj)
+    name = str(_get(obj, ("metadata", "name")) or "")
+    try:
+        up = revisions.upgrade_revision(obj, rename=settings.rename, hints=index.hints(name, ns))
+    except revisions.RevisionError as exc:
+        out.findings.append(error(exc.code, exc.message, exc.path))
+        return
+    if up is None:
+        return
+    out.value = _set(out.value, path, up.doc)
+    out.findings.extend(up.findings)
+    out.findings.append(info("upgraded", f"upgraded ControllerRevision payload {up.fmt} -> v1beta1", ("data",)))
+    renames = [(ns, up.old_name, up.new_name)] if up.new_name != up.old_name else []
+    if renames and not index.referenced(up.old_name):
+        out.findings.append(warning(
+            "revision.rename-unreferenced",
+            f"renamed to {up.new_name}; no VM in the inputs references {up.old_name}: update references "
+            "outside these files by hand", ("metadata", "name")))
+    out.changes.append(Change(path, replace=[path + ("data",)] if up.replace_data else [], renames=renames,
+                              check=_check_revision))
+
+
+def _check_revision(obj: dict[str, Any]) -> list[Finding]:
+    from transform import validation
+
+    found = [f.at(path=("data",) + f.path) for f in validation.validate_document(obj.get("data") or {})
+             if f.severity is Severity.ERROR]
+    return [f.at(message=f"upgraded payload would be invalid: {f.message}") for f in found]
+
+
+def _vm(out: Outcome, path: Path, vm: dict[str, Any], doc_path: Path, index: Index, ns: str | None = None) -> None:
+    ns = namespace_of(vm) if ns is None else (namespace_of(vm) or ns)
+    changed = False
+    for paths in REF_PATHS.values():
+        for ref_path in paths:
+            old = _get(vm, ref_path) if _get(vm, ref_path[:-1]) is not None else None
+            if not isinstance(old, str):
+                continue
+            new = index.new_name(old, ns)
+            if new and new != old:
+                _get(out.value, path + ref_path[:-1])[ref_path[-1]] = new
+                out.findings.append(info("reference.renamed", f"now references {new} (was {old})", ref_path))
+                changed = True
+    if changed:
+        out.changes.append(Change(doc_path, upgraded=False))

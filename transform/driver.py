@@ -1,0 +1,157 @@
+"""Carry out fix / check / diff / validate: inputs in, files or streams out, a report, an exit code."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+from transform import sinks, sources
+from transform.findings import Finding, Severity, error
+from transform.run import Item, RunResult, read_inputs
+from transform.settings import Settings
+
+if TYPE_CHECKING:
+    from transform.cli import Common
+
+EXIT_OK, EXIT_CHANGED, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
+
+
+def settings_of(c: Common) -> Settings:
+    return Settings(rename=c.rename, strict=c.strict, target=c.target, max_document_bytes=c.max_document_bytes)
+
+
+class Progress:
+    """A progress line on stderr, only for a terminal and a long run."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+        self.start = time.monotonic()
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled or (time.monotonic() - self.start < 1.0 and total < 1000):
+            return
+        if done == total or done % 50 == 0:
+            sys.stderr.write(f"\r{done}/{total} files")
+            sys.stderr.flush()
+            self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def run(command: str, paths: list[str], c: Common, *, output_dir: str | None = None, write: bool = False) -> int:
+    settings = settings_of(c)
+    result = RunResult()
+    stdin = paths == ["-"]
+    if "-" in paths and not stdin:
+        result.findings.append(error("usage", "- (stdin) cannot be combined with other paths"))
+        _report(command, result, c)
+        return EXIT_USAGE
+    if stdin:
+        items = [Item("<stdin>", sys.stdin.buffer.read())]
+        result.files_seen = 1
+    else:
+        items = read_inputs(sources.discover(paths, c.include, c.exclude), result)
+    progress = Progress(enabled=not stdin and c.fmt == "text")
+    if items:
+        if command == "validate":
+            from transform.validate_files import validate_items
+
+            validate_items(items, settings, result)
+        else:
+            from transform.run import upgrade_items
+
+            upgrade_items(items, settings, result, progress)
+    progress.close()
+    code = _outputs(command, result, items, c, stdin=stdin, output_dir=output_dir, write=write)
+    _report(command, result, c)
+    return code
+
+
+def _outputs(command: str, result: RunResult, items: list[Item], c: Common, *, stdin: bool,
+             output_dir: str | None, write: bool) -> int:
+    by_name = {i.name: i for i in items}
+    changed = 0
+    for r in result.results:
+        if command == "validate" or not r.changed or r.failed or r.source is None or r.new_text is None:
+            continue
+        new_bytes = r.source.encode(r.new_text)
+        if command == "diff":
+            sys.stdout.write(sinks.unified_diff(r.name if not stdin else "stdin", r.source.text, r.new_text))
+        elif write and not stdin:
+            item = by_name[r.name]
+            try:
+                if output_dir:
+                    sinks.write_copy(output_dir, item.input.rel if item.input else r.name, new_bytes)
+                else:
+                    sinks.write_atomic(item.input.path if item.input else r.name, new_bytes, expect=item.data)
+            except sinks.WriteError as exc:
+                r.findings.append(error("output.write", str(exc), file=r.name))
+                r.renames = []
+                continue
+        changed += 1
+    if output_dir and write and not stdin:
+        _copy_unchanged(result, items, output_dir)
+    failed = result.failed or (c.strict and any(f.severity is Severity.WARNING for f in result.all_findings))
+    if stdin and command == "fix":
+        if failed:
+            return EXIT_ERROR
+        r = result.results[0] if result.results else None
+        data = items[0].data if items else b""
+        if r is not None and r.changed and r.source is not None and r.new_text is not None:
+            data = r.source.encode(r.new_text)
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return EXIT_OK
+    if failed:
+        return EXIT_ERROR
+    if command == "validate":
+        return EXIT_OK
+    return EXIT_CHANGED if changed else EXIT_OK
+
+
+def _copy_unchanged(result: RunResult, items: list[Item], output_dir: str) -> None:
+    """--output-dir holds the upgraded tree: files that need no change are written as they are."""
+    changed = {r.name for r in result.results if r.changed and not r.failed}
+    for item in items:
+        if item.name not in changed and item.input is not None:
+            try:
+                sinks.write_copy(output_dir, item.input.rel, item.data)
+            except sinks.WriteError as exc:
+                result.findings.append(error("output.write", str(exc), file=item.name))
+
+
+def _report(command: str, result: RunResult, c: Common) -> None:
+    from transform import report
+
+    findings = result.all_findings
+    if c.quiet:
+        findings = [f for f in findings if f.severity is not Severity.INFO]
+    renames = [r for res in result.results if not res.failed for r in res.renames]
+    summary = report.Summary(
+        command=command,
+        files_seen=result.files_seen,
+        files_changed=len([r for r in result.results if r.changed and not r.failed]),
+        objects_upgraded=sum(r.upgraded for r in result.results if not r.failed),
+        errors=sum(1 for f in result.all_findings if f.severity is Severity.ERROR),
+        warnings=sum(1 for f in result.all_findings if f.severity is Severity.WARNING),
+        renames=renames,
+        files=[r.name for r in result.results],
+    )
+    render: dict[str, Any] = {
+        "text": lambda: report.render_text(findings, summary),
+        "json": lambda: report.render_json(findings, summary),
+        "junit": lambda: report.render_junit(findings, summary),
+        "sarif": lambda: report.render_sarif(findings, summary),
+    }
+    out = render[c.fmt.lower()]()
+    if out:
+        sys.stderr.write(out if out.endswith("\n") else out + "\n")
+
+
+def sort_findings(findings: list[Finding]) -> list[Finding]:
+    return sorted(findings, key=lambda f: (f.file, f.doc if f.doc is not None else -1, f.line, f.column))

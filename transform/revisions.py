@@ -1,0 +1,409 @@
+"""ControllerRevisions that snapshot an instancetype or preference: decode, convert, rename.
+
+Pure functions on plain data. `upgrade_revision` returns the whole new revision document
+(the engine turns the difference into text edits) and findings; it emulates KubeVirt v1.6's
+in-cluster upgrade (compatibility.Decode + revision.CreateControllerRevision) and does better
+where KubeVirt loses identity, saying so every time.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from transform import convert, fields
+from transform.findings import Finding, error, info, warning
+from transform.quantity import QuantityError, canonical
+
+LABEL = "instancetype.kubevirt.io/"
+LABELS = ("object-generation", "object-kind", "object-name", "object-uid", "object-version")
+VERSION_LABEL = LABEL + "object-version"
+LATEST_VERSION = "v1beta1"
+NAMESPACED_KIND = {"instancetype": "VirtualMachineInstancetype", "preference": "VirtualMachinePreference"}
+CLUSTER_KIND = {"instancetype": "VirtualMachineClusterInstancetype", "preference": "VirtualMachineClusterPreference"}
+SYNTHETIC_NAME = {"instancetype": "old-version-of-instancetype-object", "preference": "old-version-of-preference-object"}
+STRIPPED_META = ("labels", "annotations", "finalizers", "ownerReferences", "managedFields")
+SERVER_SET = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "selfLink")
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_OLD_NAME = re.compile(rf"^(?P<obj>.+)-(?:v1alpha1-|v1alpha2-|v1beta1-)?(?P<uid>{_UUID})-(?P<gen>\d+)$")
+# Go marshals these non-pointer `omitempty` fields only when non-zero.
+_OMITEMPTY = {
+    "instancetype": [("schedulerName",), ("memory", "overcommitPercent")],
+    "preference": [
+        ("preferSpreadSocketToCoreRatio",),
+        ("machine", "preferredMachineType"),
+        ("volumes", "preferredStorageClassName"),
+        *[
+            ("devices", k)
+            for k in (
+                "preferredSoundModel", "preferredInterfaceModel", "preferredInputBus", "preferredInputType",
+                "preferredDiskBus", "preferredLunBus", "preferredCdromBus", "preferredDiskCache", "preferredDiskIO",
+            )
+        ],
+    ],
+}
+_QUANTITIES = {"instancetype": [("memory", "guest"), ("memory", "maxGuest")], "preference": [("requirements", "memory", "guest")]}
+
+
+class RevisionError(Exception):
+    def __init__(self, code: str, message: str, path: tuple[Any, ...] = ("data",)) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.path = path
+
+
+@dataclass
+class Identity:
+    name: str
+    uid: str = ""
+    generation: int = 0
+    kind: str = ""
+
+
+@dataclass
+class Decoded:
+    fmt: str  # "F1", "v1alpha1", "v1alpha2", "v1beta1" (or "flavor/v1alpha1")
+    family: str
+    kind: str
+    obj: dict[str, Any]  # the payload as a plain object of its own version
+    findings: list[Finding] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Hints:
+    """What the rest of the input set says about a revision (from the engine's index)."""
+
+    family: str | None = None  # referenced through spec.instancetype or spec.preference
+    kind: str | None = None  # the kind the referencing VM's matcher names
+    vm_name: str | None = None
+
+
+def owner(doc: dict[str, Any]) -> dict[str, Any] | None:
+    refs = (doc.get("metadata") or {}).get("ownerReferences") or []
+    refs = [r for r in refs if isinstance(r, dict)]
+    for r in refs:
+        if r.get("controller") and r.get("kind") in ("VirtualMachine", "VirtualMachineSnapshot"):
+            return r
+    for r in refs:
+        if r.get("kind") in ("VirtualMachine", "VirtualMachineSnapshot"):
+            return r
+    return None
+
+
+def is_ours(doc: dict[str, Any]) -> bool:
+    """Does this ControllerRevision snapshot an instancetype or preference?"""
+    labels = (doc.get("metadata") or {}).get("labels") or {}
+    if isinstance(labels, dict) and any(str(k).startswith(LABEL) for k in labels):
+        return True
+    data = doc.get("data")
+    if isinstance(data, dict):
+        api = data.get("apiVersion")
+        if isinstance(api, str) and api.split("/")[0] in convert.GROUPS:
+            return True
+        if "spec" in data and isinstance(data["spec"], str) and set(data) <= {"apiVersion", "spec"}:
+            return True
+    o = owner(doc)
+    return bool(o and str(o.get("apiVersion", "")).split("/")[0] in ("kubevirt.io", "snapshot.kubevirt.io"))
+
+
+def _strict_spec(spec: dict[str, Any], family: str) -> bool:
+    return not fields.unknown_fields(spec, family, "v1alpha1")
+
+
+def decode(data: Any) -> Decoded:
+    """compatibility.Decode of KubeVirt v1.6 (wrapper first, preference before instancetype)."""
+    if data is None:
+        raise RevisionError(
+            "revision.no-data",
+            "ControllerRevision has no data (KubeVirt's upgrade crashes on it): restore the revision "
+            "from its source, or delete it and clear the VM's revisionName",
+            ("data",),
+        )
+    if not isinstance(data, dict) or not data:
+        raise RevisionError(
+            "revision.kind-missing",
+            "data is empty or not an object; KubeVirt fails with \"Object 'Kind' is missing\": "
+            "restore the revision from its source, or delete it and clear the VM's revisionName",
+        )
+    if "spec" in data and set(data) <= {"apiVersion", "spec"} and isinstance(data["spec"], str):
+        return _decode_wrapper(data)
+    api_version, kind = data.get("apiVersion"), data.get("kind")
+    if not kind:
+        raise RevisionError(
+            "revision.kind-missing",
+            "payload is neither a v1alpha1 SpecRevision wrapper nor an object with a kind; KubeVirt "
+            "fails with \"Object 'Kind' is missing\"",
+        )
+    if not isinstance(api_version, str) or "/" not in api_version:
+        raise RevisionError("revision.bad-api-version", f"payload apiVersion {api_version!r} is not group/version")
+    group, version = api_version.rsplit("/", 1)
+    if group == "instancetype.kubevirt.io" and version in fields.VERSIONS:
+        family = fields.family_of(str(kind))
+        if family is None:
+            raise RevisionError(
+                "revision.unexpected-kind",
+                f"payload kind {kind!r} is not an instancetype or preference (KubeVirt: unexpected type in "
+                "ControllerRevision)",
+                ("data", "kind"),
+            )
+        return _decode_object(data, family, version, str(kind))
+    upgraded = convert.upgrade_kind(api_version, str(kind))
+    if group == "flavor.kubevirt.io" and upgraded:
+        family = fields.family_of(upgraded[1])
+        if family:
+            d = _decode_object({**data, "apiVersion": "instancetype.kubevirt.io/v1alpha1", "kind": upgraded[1]},
+                               family, "v1alpha1", upgraded[1])
+            d.fmt = "flavor/v1alpha1"
+            d.findings.append(info("revision.flavor", "flavor.kubevirt.io payload (KubeVirt v0.55 and older) "
+                                   "converted to its instancetype.kubevirt.io kind; KubeVirt itself cannot read it"))
+            return d
+    raise RevisionError(
+        "revision.unknown-version",
+        f"payload {api_version} {kind} is not a registered instancetype.kubevirt.io version or kind "
+        "(KubeVirt: unexpected type in ControllerRevision)",
+        ("data", "apiVersion"),
+    )
+
+
+def _decode_wrapper(data: dict[str, Any]) -> Decoded:
+    raw = data["spec"]
+    try:
+        payload = base64.b64decode(re.sub(r"[\r\n]", "", raw), validate=True)
+        spec = json.loads(payload)
+    except (binascii.Error, ValueError):
+        raise RevisionError(
+            "revision.bad-wrapper",
+            "data.spec is not base64 of a JSON object (KubeVirt needs padded standard base64 and fails with "
+            "\"Object 'Kind' is missing\"); restore the revision from its source",
+            ("data", "spec"),
+        ) from None
+    if not isinstance(spec, dict):
+        raise RevisionError("revision.bad-wrapper", "data.spec does not decode to a JSON object", ("data", "spec"))
+    for family in ("preference", "instancetype"):
+        if _strict_spec(spec, family):
+            return Decoded("F1", family, NAMESPACED_KIND[family], {"spec": spec})
+    raise RevisionError(
+        "revision.bad-wrapper",
+        "the wrapper's spec has fields that neither a v1alpha1 instancetype nor a preference has: "
+        f"{', '.join(sorted(map(str, spec)))} (KubeVirt decodes it strictly and fails with \"Object 'Kind' is missing\")",
+        ("data", "spec"),
+    )
+
+
+def _decode_object(data: dict[str, Any], family: str, version: str, kind: str) -> Decoded:
+    spec = data.get("spec")
+    if not isinstance(spec, dict):
+        raise RevisionError("revision.no-spec", f"payload {kind} has no spec object", ("data", "spec"))
+    pruned, dropped = fields.prune_unknown(spec, family, version)
+    findings = [
+        warning(
+            "revision.dropped-field",
+            f"field not in {version} dropped, as KubeVirt's decoder drops it; keep it by moving the object to "
+            "v1beta1 at the source",
+            ("data", "spec", *p),
+        )
+        for p in dropped
+    ]
+    return Decoded(version, family, kind, {**data, "spec": pruned}, findings)
+
+
+def identity_from_name(name: str, vm_name: str | None) -> Identity | None:
+    """`<vm>-<object>-<uid>-<generation>` (any era) -> the object's name, uid and generation."""
+    rest = name
+    if vm_name:
+        if not name.startswith(vm_name + "-"):
+            return None
+        rest = name[len(vm_name) + 1 :]
+    m = _OLD_NAME.match(rest)
+    if not m or (not vm_name):
+        return None
+    return Identity(m.group("obj"), m.group("uid"), int(m.group("gen")))
+
+
+def _go_encode(spec: dict[str, Any], family: str) -> dict[str, Any]:
+    """What json.Marshal of the v1beta1 Go struct writes: no nulls, no zero omitempty values,
+    canonical quantities."""
+    spec = _drop_nulls(spec)
+    for path in _OMITEMPTY[family]:
+        parent = _get(spec, path[:-1])
+        if isinstance(parent, dict) and parent.get(path[-1]) in ("", 0) and parent.get(path[-1]) is not False:
+            del parent[path[-1]]
+    for path in _QUANTITIES[family]:
+        parent = _get(spec, path[:-1])
+        if isinstance(parent, dict) and path[-1] in parent and not isinstance(parent[path[-1]], bool):
+            try:
+                parent[path[-1]] = canonical(parent[path[-1]])
+            except QuantityError as exc:
+                raise RevisionError("revision.bad-quantity", f"invalid quantity: {exc}", ("data", "spec", *path)) from None
+    return spec
+
+
+def _drop_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_drop_nulls(v) for v in value]
+    return value
+
+
+def _get(value: Any, path: tuple[Any, ...]) -> Any:
+    for p in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(p)
+    return value
+
+
+@dataclass
+class Upgrade:
+    doc: dict[str, Any]  # the whole new revision document
+    findings: list[Finding]
+    old_name: str
+    new_name: str
+    fmt: str
+    replace_data: bool  # the payload's shape changed: write `data` anew
+
+
+def upgrade_revision(doc: dict[str, Any], *, rename: bool = False, hints: Hints = Hints()) -> Upgrade | None:
+    """The upgraded revision, or None when it is already current (or not ours). Raises RevisionError."""
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
+    data = doc.get("data")
+    decoded = decode(data)
+    findings = list(decoded.findings)
+    if labels.get(VERSION_LABEL) == LATEST_VERSION:
+        if decoded.fmt == LATEST_VERSION:
+            return None
+        findings.append(warning(
+            "revision.label-lies",
+            f"labelled object-version v1beta1 but the payload is {decoded.fmt}: KubeVirt trusts the label and "
+            "would never upgrade it; upgraded here",
+            ("metadata", "labels", VERSION_LABEL),
+        ))
+    name = str(meta.get("name") or "")
+    own = owner(doc)
+    vm_name = str(own.get("name")) if own and own.get("kind") == "VirtualMachine" else hints.vm_name
+    family = decoded.family
+    if decoded.fmt == "F1":
+        ident, kind = _recover(decoded, name, vm_name, labels, hints, findings)
+        obj_meta: dict[str, Any] = {"creationTimestamp": None}
+        if ident.generation:
+            obj_meta["generation"] = ident.generation
+        obj_meta["name"] = ident.name
+        if kind not in fields.CLUSTER_KINDS and ident.uid and meta.get("namespace"):
+            obj_meta["namespace"] = meta["namespace"]
+        if ident.uid:
+            obj_meta["uid"] = ident.uid
+        spec = convert.convert_spec(decoded.obj["spec"], family, "instancetype.kubevirt.io/v1alpha1")
+        payload = {"apiVersion": convert.LATEST, "kind": kind, "metadata": obj_meta,
+                   "spec": _go_encode(spec, family)}
+    else:
+        src = decoded.obj
+        kind = decoded.kind
+        api = src["apiVersion"]
+        spec = convert.convert_spec(src["spec"], family, api)
+        payload = copy.deepcopy(src)
+        payload["apiVersion"], payload["spec"] = convert.LATEST, _go_encode(spec, family)
+        pmeta = payload.get("metadata") if isinstance(payload.get("metadata"), dict) else {}
+        for key in STRIPPED_META:
+            if key in pmeta:
+                findings.append(info("revision.stripped-metadata", "removed from the stored object, as KubeVirt "
+                                     "does when it stores one", ("data", "metadata", key)))
+                del pmeta[key]
+        pmeta.setdefault("creationTimestamp", None)
+        payload["metadata"] = pmeta
+        ident = Identity(str(pmeta.get("name") or ""), str(pmeta.get("uid") or ""),
+                         int(pmeta.get("generation") or 0), kind)
+    new = copy.deepcopy(doc)
+    new["data"] = payload
+    nmeta = new.setdefault("metadata", {})
+    if not isinstance(nmeta.get("labels"), dict):
+        nmeta["labels"] = {}
+    nmeta["labels"].update({
+        LABEL + "object-generation": str(ident.generation),
+        LABEL + "object-kind": kind,
+        LABEL + "object-name": ident.name,
+        LABEL + "object-uid": ident.uid,
+        LABEL + "object-version": LATEST_VERSION,
+    })
+    new_name = name
+    if rename:
+        new_name = _rename(new, name, own, ident, findings)
+    return Upgrade(new, findings, name, new_name, decoded.fmt, decoded.fmt == "F1")
+
+
+def _recover(decoded: Decoded, name: str, vm_name: str | None, labels: dict[str, Any], hints: Hints,
+             findings: list[Finding]) -> tuple[Identity, str]:
+    family = decoded.family
+    if hints.family and hints.family != family:
+        findings.append(warning(
+            "revision.family-mismatch",
+            f"the VM references this revision as its {hints.family}, but the payload decodes as a {family} "
+            "(KubeVirt tries preference first)",
+        ))
+    kind = NAMESPACED_KIND[family]
+    kind_source = ""
+    if hints.kind is not None and hints.family in (None, family):
+        k = hints.kind.lower()
+        cluster = k == "" or "cluster" in k
+        kind, kind_source = (CLUSTER_KIND if cluster else NAMESPACED_KIND)[family], "the referencing VM"
+    elif labels.get(LABEL + "object-kind") in fields.FAMILY_OF_KIND:
+        kind, kind_source = str(labels[LABEL + "object-kind"]), "its object-kind label"
+    ident = identity_from_name(name, vm_name)
+    if ident is None and labels.get(LABEL + "object-name"):
+        try:
+            gen = int(labels.get(LABEL + "object-generation") or 0)
+        except (TypeError, ValueError):
+            gen = 0
+        ident = Identity(str(labels[LABEL + "object-name"]), str(labels.get(LABEL + "object-uid") or ""), gen)
+    if ident is None:
+        findings.append(warning(
+            "revision.synthetic-identity",
+            f"a v1alpha1 wrapper records no object identity and none could be recovered from the revision name "
+            f"{name!r} (expected <vm>-<object>-<uid>-<generation> with a VM owner): using KubeVirt's synthetic "
+            f"{SYNTHETIC_NAME[family]!r}, which KubeVirt v1.6+ will not match to the VM's spec name",
+        ))
+        return Identity(SYNTHETIC_NAME[family]), NAMESPACED_KIND[family]
+    if not kind_source:
+        findings.append(warning(
+            "revision.kind-guessed",
+            f"no VM in the inputs references this revision and it has no object-kind label: assuming the "
+            f"namespaced kind {kind} (KubeVirt's choice); pass the VM along to recover the real kind",
+        ))
+    findings.append(info(
+        "revision.identity-recovered",
+        f"recovered {kind} {ident.name!r} (uid {ident.uid}, generation {ident.generation}) from the revision "
+        f"name{' and ' + kind_source if kind_source else ''}; KubeVirt would have used {SYNTHETIC_NAME[family]!r}",
+    ))
+    return ident, kind
+
+
+def _rename(new: dict[str, Any], name: str, own: dict[str, Any] | None, ident: Identity,
+            findings: list[Finding]) -> str:
+    meta = new["metadata"]
+    if not own or own.get("kind") != "VirtualMachine" or not own.get("name"):
+        why = "owned by a VirtualMachineSnapshot (restores derive names from it)" if own else "it has no VM owner"
+        findings.append((info if own else warning)(
+            "revision.name-kept", f"name kept: {why}", ("metadata", "name")))
+        return name
+    new_name = f"{own['name']}-{ident.name}-{LATEST_VERSION}-{ident.uid}-{ident.generation}"
+    meta["name"] = new_name
+    for key in SERVER_SET:
+        meta.pop(key, None)
+    new["revision"] = 0
+    return new_name
+
+
+def planned_name(doc: dict[str, Any]) -> str | None:
+    """The name --rename will give this revision, without the full conversion (for the index)."""
+    try:
+        up = upgrade_revision(doc, rename=True)
+    except RevisionError:
+        return None
+    return up.new_name if up else None

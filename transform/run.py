@@ -1,0 +1,114 @@
+"""Run the engine over a set of inputs: read everything once, index, upgrade candidates."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from typing import TYPE_CHECKING
+
+from transform import textio
+from transform.findings import Finding, error
+from transform.sources import Input, Skipped
+
+if TYPE_CHECKING:  # the engine imports PyYAML: only pay for it when a file needs parsing
+    from transform.engine import FileResult
+    from transform.settings import Settings
+    from transform.index import Index
+
+INDEX_NEEDLES = ("ControllerRevision", "VirtualMachine", "Kustomization")
+
+
+@dataclass
+class Item:
+    """One input: a file, stdin, a tar member or a ResourceList item."""
+
+    name: str  # display name
+    data: bytes
+    input: Input | None = None
+
+
+@dataclass
+class RunResult:
+    results: list[FileResult] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)  # not tied to one processed file
+    files_seen: int = 0
+
+    @property
+    def all_findings(self) -> list[Finding]:
+        return self.findings + [f for r in self.results for f in r.findings]
+
+    @property
+    def failed(self) -> bool:
+        return any(f.severity.value == "error" for f in self.all_findings)
+
+    @property
+    def changed(self) -> list[FileResult]:
+        return [r for r in self.results if r.changed]
+
+
+def read_inputs(found: Iterable[Input | Skipped], run: RunResult) -> list[Item]:
+    """Read every file once. Non-candidates are only checked for being text, then dropped."""
+    items: list[Item] = []
+    for entry in found:
+        if isinstance(entry, Skipped):
+            run.findings.append(error("input.skipped", entry.reason, file=entry.display))
+            continue
+        run.files_seen += 1
+        try:
+            with open(entry.path, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            run.findings.append(error("input.unreadable", f"cannot read: {exc.strerror or exc}", file=entry.display))
+            continue
+        if not textio.is_candidate(data):
+            try:
+                textio.decode(data)
+            except textio.ReadError as exc:
+                run.findings.append(error("input.encoding", str(exc), file=entry.display))
+            continue
+        items.append(Item(entry.display, data, entry))
+    return items
+
+
+def build_index(items: list[Item], settings: Settings) -> Index:
+    from transform.engine import iter_documents
+    from transform.index import Index
+
+    index = Index()
+    for item in items:
+        if not any(n.encode() in item.data for n in INDEX_NEEDLES):
+            continue
+        try:
+            source = textio.decode(item.data)
+        except textio.ReadError:
+            continue
+        base = item.input.rel if item.input and item.input.root else item.name
+        for pd in iter_documents(item.name, source, settings, [], INDEX_NEEDLES):
+            if pd.doc is not None:
+                index.add_document(pd.doc.value, rename=settings.rename, base=base)
+    return index
+
+
+def _patch_names(index: Index, items: list[Item]) -> None:
+    """Kustomizations name patches relative to themselves: key them by display name too."""
+    if not index.patch_files:
+        return
+    for item in items:
+        rel = item.input.rel if item.input and item.input.root else item.name
+        if rel.replace(os.sep, "/") in index.patch_files:
+            index.patch_files.add(item.name)
+
+
+def upgrade_items(items: list[Item], settings: Settings, run: RunResult,
+                  progress: Callable[[int, int], None] | None = None) -> Index:
+    from transform.engine import upgrade_file
+
+    index = build_index(items, settings)
+    _patch_names(index, items)
+    for i, item in enumerate(items):
+        run.results.append(upgrade_file(item.name, item.data, settings, index))
+        if progress:
+            progress(i + 1, len(items))
+    return index

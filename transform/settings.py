@@ -1,0 +1,19 @@
+"""Run settings, importable without the parser (pre-commit start-up time)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+LATEST_RELEASE = (1, 9)
+DEFAULT_MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Settings:
+    rename: bool = False
+    strict: bool = False
+    target: tuple[int, int] = LATEST_RELEASE
+    max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES
+    modernize: bool = False
+    modernize_revisions: bool = False
+    validate_output: bool = True

@@ -1,0 +1,78 @@
+"""Write results: atomic in-place replacement, --output-dir copies, unified diffs."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tempfile
+
+
+class WriteError(Exception):
+    pass
+
+
+def write_atomic(path: str, data: bytes, expect: bytes | None = None) -> None:
+    """Replace `path` by `data` so that a reader (or a crash) sees the old or the new file, never half.
+
+    Temp file in the same directory, fsync, keep the permission bits, rename over. When `expect` is
+    given and the file no longer holds it (another run changed it meanwhile), nothing is written.
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        st = os.stat(path)
+        mode = st.st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o644
+    fd, tmp = tempfile.mkstemp(prefix=".instancetype-upgrade.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        if expect is not None:
+            with open(path, "rb") as fh:
+                if fh.read() != expect:
+                    raise WriteError("file changed while it was being upgraded (another run?); left as it is")
+        os.replace(tmp, path)
+        tmp = ""
+        try:
+            dfd = os.open(directory, os.O_RDONLY)
+        except OSError:
+            return
+        try:
+            os.fsync(dfd)
+        except OSError:
+            pass
+        finally:
+            os.close(dfd)
+    except OSError as exc:
+        raise WriteError(f"cannot write: {exc.strerror or exc}") from None
+    finally:
+        if tmp:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def output_path(output_dir: str, rel: str) -> str:
+    """The copy's path under output_dir; never outside it."""
+    base = os.path.realpath(output_dir)
+    target = os.path.realpath(os.path.join(base, rel))
+    if target != base and not target.startswith(base + os.sep):
+        raise WriteError(f"refusing to write outside --output-dir: {rel}")
+    return target
+
+
+def write_copy(output_dir: str, rel: str, data: bytes) -> str:
+    target = output_path(output_dir, rel)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    write_atomic(target, data)
+    return target
+
+
+def unified_diff(name: str, old: str, new: str) -> str:
+    return "".join(
+        difflib.unified_diff(old.splitlines(True), new.splitlines(True), fromfile=f"a/{name}", tofile=f"b/{name}")
+    )
