@@ -188,3 +188,6 @@ def main(argv: list[str] | None = None) -> int:
         click.echo("aborted", err=True)
         return 130
     return EXIT_OK
+
+
+# --- subcommands defined in their own modules (each imports only click at module level) ---

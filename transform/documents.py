@@ -94,6 +94,8 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
         _revision(out, path, obj, settings, index)
     elif kind == "VirtualMachine" and str(api).startswith("kubevirt.io/"):
         _vm(out, path, obj, path, index)
+    elif kind == "Kustomization" and str(api).startswith("kustomize.config.k8s.io/"):
+        _kustomization(out, path, obj)
     elif kind == "VirtualMachineSnapshotContent":
         vm = _get(obj, ("spec", "source", "virtualMachine"))
         if isinstance(vm, dict):
@@ -116,6 +118,14 @@ def _object(out: Outcome, path: Path, obj: dict[str, Any], api: str, kind: str, 
     if upgraded is None or fields.family_of(upgraded[1]) is None:
         if api == convert.LATEST and kind in fields.FAMILY_OF_KIND:
             out.findings.extend(_check_current(obj, settings, partial=file in index.patch_files))
+            if settings.modernize:
+                from transform import modernize
+
+                new, found = modernize.modernize_object(copy.deepcopy(obj), settings.target)
+                out.findings.extend(found)
+                if new != obj:
+                    out.value = _set(out.value, path, new)
+                    out.changes.append(Change(path, check=lambda o: _check_upgraded(o, settings, False)))
             return
         group, _, version = api.partition("/")
         if kind.endswith("List"):
@@ -131,6 +141,15 @@ def _object(out: Outcome, path: Path, obj: dict[str, Any], api: str, kind: str, 
     new["apiVersion"] = new_api
     if new_kind != kind:
         new["kind"] = new_kind
+    if api.startswith("flavor.kubevirt.io/"):
+        from transform import flavor
+
+        out.findings.extend(flavor.object_findings(obj, new))
+    if settings.modernize:
+        from transform import modernize
+
+        new, found = modernize.modernize_object(new, settings.target)
+        out.findings.extend(found)
     out.value = _set(out.value, path, new)
     from transform import validation
 
@@ -198,9 +217,30 @@ def _check_revision(obj: dict[str, Any]) -> list[Finding]:
     return [f.at(message=f"upgraded payload would be invalid: {f.message}") for f in found]
 
 
+def _kustomization(out: Outcome, path: Path, obj: dict[str, Any]) -> None:
+    from transform import kustomize
+
+    result = kustomize.upgrade_kustomization(obj)
+    if result is None:
+        return
+    new, found = result
+    out.findings.extend(found)
+    if new != obj:
+        out.value = _set(out.value, path, new)
+        out.changes.append(Change(path))
+
+
 def _vm(out: Outcome, path: Path, vm: dict[str, Any], doc_path: Path, index: Index, ns: str | None = None) -> None:
     ns = namespace_of(vm) if ns is None else (namespace_of(vm) or ns)
     changed = False
+    if isinstance(vm.get("spec"), dict) and "flavor" in vm["spec"]:
+        from transform import flavor
+
+        new_vm, found = flavor.upgrade_vm(copy.deepcopy(_get(out.value, path)))
+        out.findings.extend(found)
+        if new_vm is not None:
+            out.value = _set(out.value, path, new_vm)
+            changed = True
     for paths in REF_PATHS.values():
         for ref_path in paths:
             old = _get(vm, ref_path) if _get(vm, ref_path[:-1]) is not None else None
