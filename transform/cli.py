@@ -113,20 +113,27 @@ def cli() -> None:
 
 
 def _run(command: str, paths: tuple[str, ...], c: Common, *, output_dir: str | None = None,
-         write: bool = False) -> int:
+         write: bool = False, extra: dict[str, Any] | None = None) -> int:
     from transform import driver
 
-    return driver.run(command, list(paths), c, output_dir=output_dir, write=write)
+    return driver.run(command, list(paths), c, output_dir=output_dir, write=write, extra=extra)
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @click.option("--output-dir", type=click.Path(file_okay=False), help="Write upgraded copies under DIR "
               "(same relative paths); leave the inputs untouched.")
+@click.option("--modernize", is_flag=True, help="Also rewrite deprecated spellings to their current form, "
+              "where the --target-kubevirt release supports it.")
+@click.option("--modernize-revisions", is_flag=True, help="With --modernize, modernize revision payloads too "
+              "(they are snapshots: off by default).")
 @common_options()
-def fix(paths: tuple[str, ...], output_dir: str | None, **kw: Any) -> None:
+def fix(paths: tuple[str, ...], output_dir: str | None, modernize: bool, modernize_revisions: bool,
+        **kw: Any) -> None:
     """Rewrite files in place (exit 1 when a file changed). With -, read stdin, write stdout."""
-    sys.exit(_guard(lambda c: _run("fix", paths, c, output_dir=output_dir, write=True), _common(kw)))
+    c = _common(kw)
+    extra = {"modernize": modernize, "modernize_revisions": modernize_revisions}
+    sys.exit(_guard(lambda c: _run("fix", paths, c, output_dir=output_dir, write=True, extra=extra), c))
 
 
 @cli.command(epilog=EXIT_CODES_HELP)

@@ -17,8 +17,9 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_CHANGED, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
 
 
-def settings_of(c: Common) -> Settings:
-    return Settings(rename=c.rename, strict=c.strict, target=c.target, max_document_bytes=c.max_document_bytes)
+def settings_of(c: Common, extra: dict[str, Any] | None = None) -> Settings:
+    return Settings(rename=c.rename, strict=c.strict, target=c.target, max_document_bytes=c.max_document_bytes,
+                    **(extra or {}))
 
 
 class Progress:
@@ -43,8 +44,9 @@ class Progress:
             sys.stderr.flush()
 
 
-def run(command: str, paths: list[str], c: Common, *, output_dir: str | None = None, write: bool = False) -> int:
-    settings = settings_of(c)
+def run(command: str, paths: list[str], c: Common, *, output_dir: str | None = None, write: bool = False,
+        extra: dict[str, Any] | None = None) -> int:
+    settings = settings_of(c, extra)
     result = RunResult()
     stdin = paths == ["-"]
     if "-" in paths and not stdin:
