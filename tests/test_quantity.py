@@ -345,20 +345,18 @@ def _reference_value(text: str) -> D:
     while i < len(body) and (body[i].isdigit() or body[i] == "."):
         i += 1
     number, suffix = body[:i], body[i:]
-    value = D(number if number.strip(".") else "0")
-    binary = suffix.endswith("i")
-    powers = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-    if binary:
-        value *= 2 ** ({"K": 10, "M": 20, "G": 30, "T": 40, "P": 50, "E": 60}[suffix[0]])
-    elif suffix in powers:
-        value = value.scaleb(powers[suffix], decimal.Context(prec=1000))
-    else:
-        value = value.scaleb(int(suffix[1:]), decimal.Context(prec=1000))
     with decimal.localcontext(decimal.Context(prec=1000)):
+        value = D(number if number.strip(".") else "0")
+        binary = suffix.endswith("i")
+        powers = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+        if binary:
+            value *= 2 ** ({"K": 10, "M": 20, "G": 30, "T": 40, "P": 50, "E": 60}[suffix[0]])
+        else:
+            value = value.scaleb(powers[suffix] if suffix in powers else int(suffix[1:]))
         value = value.quantize(D("1e-9"), rounding=decimal.ROUND_UP)
         if binary and value > MAX_INT64:
             value = D(MAX_INT64)
-    return sign * value
+    return value.copy_negate() if sign < 0 else value
 
 
 @given(_QUANTITY_TEXT)
