@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from transform import releases, validation
+from transform import fields, releases, validation
 from transform.findings import Severity
 from transform.validation import validate_document, validate_payload
 
@@ -633,3 +635,37 @@ def test_target_findings() -> None:
 
     found = releases.target_findings(vm(preference={"name": "p", "inferFromVolumeFailurePolicy": "x"}), "1.0")
     assert [f.path for f in found] == [("spec", "preference", "inferFromVolumeFailurePolicy")]
+
+
+_KEYS = ["cpu", "memory", "guest", "gpus", "name", "devices", "overcommitPercent", "hugepages",
+         "preferredCPUTopology", "spreadOptions", "across", "ratio", "requirements", "spec", "x"]  # fmt: skip
+_leaf = st.none() | st.booleans() | st.integers(-5, 200) | st.sampled_from(["", "1Gi", "x", "spread", "e30="])
+_json = st.recursive(
+    _leaf,
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(
+        st.sampled_from(_KEYS),
+        inner,
+        max_size=4,
+    ),
+    max_leaves=15,
+)  # fmt: skip
+_docs = st.builds(
+    lambda api, kind, spec: {"apiVersion": api, "kind": kind, "spec": spec},
+    st.sampled_from([f"{G}/v1alpha1", f"{G}/v1alpha2", f"{G}/v1beta1", "kubevirt.io/v1"]),
+    st.sampled_from([*fields.KINDS, "VirtualMachine"]),
+    _json,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(doc=_docs)
+def test_never_crashes_and_engines_agree(doc: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    results = []
+    for name in ENGINES:
+        monkeypatch.setenv(validation.ENGINE_ENV, name)
+        results.append(validate_document(doc))
+        results.append(validate_document(doc, partial=True, strict=True))
+        results.append(validate_payload(doc))
+    assert all(r == results[i % 3] for i, r in enumerate(results))
+    assert all(isinstance(f.path, tuple) and f.code and f.message for r in results for f in r)

@@ -263,6 +263,8 @@ def validate_payload(data: dict[str, Any], *, partial: bool = False, strict: boo
     `data` may also be a whole ControllerRevision (then its `data` is checked, paths from the CR root).
     """
     data = normalize(data)
+    if not isinstance(data, dict):
+        return [error("payload.unknown", f"ControllerRevision data is {_show(data)}, not a mapping")]
     if data.get("kind") == "ControllerRevision" and isinstance(data.get("data"), dict):
         return validate_document(data, partial=partial, strict=strict)
     if isinstance(data.get("spec"), str) or ("kind" not in data and set(data) <= {"apiVersion", "spec"}):
