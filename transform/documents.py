@@ -198,7 +198,7 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
         return
     out.value = _set(out.value, path, up.doc)
     out.findings.extend(up.findings)
-    out.findings.append(info("upgraded", f"upgraded ControllerRevision payload {up.fmt} -> v1beta1", ("data",)))
+    out.findings.append(info("upgraded", f"upgraded ControllerRevision ({up.fmt} payload) to v1beta1", ("data",)))
     renames = [(ns, up.old_name, up.new_name)] if up.new_name != up.old_name else []
     if renames and not index.referenced(up.old_name):
         out.findings.append(warning(

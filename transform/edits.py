@@ -126,14 +126,21 @@ class Planner:
             return [self._replace(node, new, flow)]
         edits: list[Edit] = []
         pairs = node.value
+        gone = [isinstance(k, ScalarNode) and k.value in removed for k, _ in pairs]
+        kept = [i for i, g in enumerate(gone) if not g]
+        flowish = flow or self.style.json
         for i, (k, v) in enumerate(pairs):
             key = k.value if isinstance(k, ScalarNode) else None
-            if key in removed:
+            if gone[i]:
+                if flowish and kept and i > kept[-1]:
+                    continue  # the trailing run of removed pairs is cut in one piece below
                 edits.append(self._delete(node, i, flow))
             elif key in new and v is _last_value(node, key):
                 edits += self._diff_value(k, v, old[key], new[key], flow)
+        if flowish and kept and kept[-1] < len(pairs) - 1:
+            edits.append(Edit(pairs[kept[-1]][1].end_mark.index, pairs[-1][1].end_mark.index, ""))
         if added:
-            edits.append(self._insert(node, added, flow))
+            edits.append(self._insert(node, added, flow, last=kept[-1] if kept else None))
         return edits
 
     def _diff_value(self, k: Node, v: Node, old: Any, new: Any, flow: bool) -> list[Edit]:
@@ -209,7 +216,7 @@ class Planner:
             return Edit(k.start_mark.index, node.value[i + 1][0].start_mark.index, "")
         return Edit(k.start_mark.index, self.content_end(v), "{}")
 
-    def _insert(self, node: MappingNode, added: dict, flow: bool) -> Edit:
+    def _insert(self, node: MappingNode, added: dict, flow: bool, last: int | None = None) -> Edit:
         if flow or self.style.json:
             items = [
                 (emit.scalar(str(key), self.style) if self.style.json else emit.scalar(str(key), self.style))
@@ -226,7 +233,7 @@ class Planner:
             else:
                 lead = self.text[node.start_mark.index + 1 : node.value[0][0].start_mark.index]
                 sep = "," + lead if "\n" in lead else ("," if self.style.compact_json else ", ")
-            end = node.value[-1][1].end_mark.index
+            end = node.value[-1 if last is None else last][1].end_mark.index
             return Edit(end, end, "".join(sep + it for it in items))
         col = node.value[0][0].start_mark.column
         end = self.content_end(node)

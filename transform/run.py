@@ -107,8 +107,22 @@ def upgrade_items(items: list[Item], settings: Settings, run: RunResult,
 
     index = build_index(items, settings)
     _patch_names(index, items)
+    results = []
     for i, item in enumerate(items):
-        run.results.append(upgrade_file(item.name, item.data, settings, index))
+        results.append(upgrade_file(item.name, item.data, settings, index))
         if progress:
             progress(i + 1, len(items))
+    if index.renames:
+        # A revision whose file failed keeps its old name: VMs must keep pointing at it.
+        done = {old for r in results if not r.failed for _, old, _ in r.renames}
+        failed = {old for old in index.renames if old not in done}
+        if failed:
+            for old in failed:
+                del index.renames[old]
+            results = [
+                upgrade_file(item.name, item.data, settings, index)
+                if any(f.code == "reference.renamed" for f in r.findings) else r
+                for item, r in zip(items, results)
+            ]
+    run.results.extend(results)
     return index
