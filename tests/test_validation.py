@@ -1,63 +1,27 @@
-"""validate_document / validate_payload, webhook rules, engines, and the release table."""
+"""validate_document: documents per kind and version, reference-schema verdicts, strict, partial."""
 
 from __future__ import annotations
 
-import base64
-import copy
 import datetime
-import importlib.util
 import json
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
-from transform import fields, releases, validation
+from tests.validation_helpers import (
+    REFERENCE,
+    G,
+    _rows,
+    cr,
+    engine,  # noqa: F401  (autouse: runs every test with each engine)
+    it,
+    pref,
+    vm,
+    wrapper,
+)
+from transform import validation
 from transform.findings import Severity
-from transform.validation import validate_document, validate_payload
-
-REFERENCE = Path(__file__).resolve().parents[2] / "shared/reference/crd-schemas"
-ENGINES = ["jsonschema"] + (["jsonschema-rs"] if importlib.util.find_spec("jsonschema_rs") else [])
-G = "instancetype.kubevirt.io"
-
-
-@pytest.fixture(params=ENGINES, autouse=True)
-def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv(validation.ENGINE_ENV, request.param)
-    return str(request.param)
-
-
-def it(version: str = "v1beta1", kind: str = "VirtualMachineInstancetype", **spec: Any) -> dict[str, Any]:
-    body = {"cpu": {"guest": 2}, "memory": {"guest": "2Gi"}}
-    body.update(spec)
-    return {"apiVersion": f"{G}/{version}", "kind": kind, "metadata": {"name": "u1.small"}, "spec": body}
-
-
-def pref(version: str = "v1beta1", kind: str = "VirtualMachinePreference", **spec: Any) -> dict[str, Any]:
-    return {"apiVersion": f"{G}/{version}", "kind": kind, "metadata": {"name": "fedora"}, "spec": spec}
-
-
-def vm(**matchers: Any) -> dict[str, Any]:
-    return {
-        "apiVersion": "kubevirt.io/v1",
-        "kind": "VirtualMachine",
-        "metadata": {"name": "vm1"},
-        "spec": {"template": {"spec": {"domain": {"devices": {}}}}, **matchers},
-    }
-
-
-def wrapper(spec: Any, api_version: str = "") -> dict[str, Any]:
-    return {"apiVersion": api_version, "spec": base64.b64encode(json.dumps(spec).encode()).decode()}
-
-
-def cr(data: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": {"name": "r"}, "data": data,
-            "revision": 0, **extra}  # fmt: skip
-
+from transform.validation import validate_document
 
 VALID = (
     [
@@ -305,10 +269,6 @@ INVALID = [
 ]
 
 
-def _rows(findings: list[Any]) -> list[tuple[str, str, tuple[Any, ...], str]]:
-    return sorted((f.severity.value, f.code, f.path, f.message) for f in findings)
-
-
 @pytest.mark.parametrize(("doc", "expected"), INVALID)
 def test_invalid_documents(doc: dict[str, Any], expected: list[tuple[Any, ...]]) -> None:
     assert _rows(validate_document(doc)) == sorted(expected)
@@ -365,108 +325,6 @@ def test_partial_checks_types_not_required() -> None:
     assert {f.code for f in validate_document(patch)} == {"schema.type", "schema.required"}
 
 
-TOPOLOGY = [
-    pytest.param("sockets", [], id="sockets"),
-    pytest.param("any", [], id="any"),
-    pytest.param(
-        "preferSockets",
-        [
-            (
-                "warning",
-                "webhook.deprecated-topology",
-                "PreferredCPUTopology preferSockets is deprecated for removal "
-                "in a future release, please use sockets instead",
-            )
-        ],
-        id="preferSockets",
-    ),  # fmt: skip
-    pytest.param(
-        "Sockets",
-        [
-            (
-                "error",
-                "webhook.cpu-topology",
-                'unknown preferredCPUTopology "Sockets": expected one of sockets, cores, '
-                "threads, spread, any (or the deprecated preferSockets, preferCores, preferThreads, "
-                "preferSpread, preferAny)",
-            )
-        ],
-        id="unknown",
-    ),  # fmt: skip
-]
-
-
-@pytest.mark.parametrize(("value", "expected"), TOPOLOGY)
-@pytest.mark.parametrize("version", ["v1alpha1", "v1beta1"])
-def test_topology_values(value: str, expected: list[tuple[str, str, str]], version: str) -> None:
-    found = validate_document(pref(version, cpu={"preferredCPUTopology": value}))
-    assert [(f.severity.value, f.code, f.message) for f in found] == expected
-    assert all(f.path == ("spec", "cpu", "preferredCPUTopology") for f in found)
-
-
-SPREAD = [
-    pytest.param({"across": "SocketsCores"}, {}, [], id="default-ok"),
-    pytest.param({"across": "CoresThreads"}, {}, [], id="coresthreads-default-ratio"),
-    pytest.param(
-        {"across": "CoresThreads", "ratio": 4},
-        {},
-        [
-            (
-                "webhook.spread-ratio",
-                ("spec", "cpu", "spreadOptions", "ratio"),
-                "spreadOptions.across CoresThreads only supports a ratio of 2, got 4",
-            )
-        ],
-        id="coresthreads-ratio",
-    ),  # fmt: skip
-    pytest.param(
-        {"across": "CoresThreads"},
-        {"preferSpreadSocketToCoreRatio": 3},
-        [
-            (
-                "webhook.spread-ratio",
-                ("spec", "preferSpreadSocketToCoreRatio"),
-                "spreadOptions.across CoresThreads only supports a ratio of 2, got 3",
-            )
-        ],
-        id="legacy-ratio",
-    ),  # fmt: skip
-    pytest.param(
-        {"across": "Sockets"},
-        {},
-        [
-            (
-                "webhook.spread-across",
-                ("spec", "cpu", "spreadOptions", "across"),
-                'unsupported spreadOptions.across "Sockets": expected one of SocketsCoresThreads, '
-                "SocketsCores, CoresThreads",
-            )
-        ],
-        id="bad-across",
-    ),  # fmt: skip
-]
-
-
-@pytest.mark.parametrize(("options", "extra", "expected"), SPREAD)
-def test_spread_options(
-    options: dict[str, Any], extra: dict[str, Any], expected: list[tuple[Any, ...]]
-) -> None:
-    doc = pref(cpu={"preferredCPUTopology": "spread", "spreadOptions": options}, **extra)
-    assert [(f.code, f.path, f.message) for f in validate_document(doc)] == expected
-    doc["spec"]["cpu"]["preferredCPUTopology"] = "cores"  # rules only apply to spread
-    assert validate_document(doc) == []
-
-
-def test_launch_security_deprecation_warning() -> None:
-    found = validate_document(it(launchSecurity={"sev": {}}))
-    assert [(f.severity.value, f.code, f.path) for f in found] == [
-        ("warning", "webhook.deprecated-launch-security", ("spec", "launchSecurity"))
-    ]
-    assert found[0].message.startswith(
-        "launchSecurity is deprecated and will be removed in a future release."
-    )
-
-
 def test_unknown_documents_and_api_versions() -> None:
     assert validate_document({"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": 1}}) == []
     assert validate_document({"kind": "VirtualMachineInstancetype"}) == []
@@ -483,189 +341,3 @@ def test_yaml_timestamps_are_strings() -> None:
         },
     )
     assert validate_document(doc) == []
-
-
-PAYLOADS = [
-    pytest.param(wrapper({"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}}), [], id="f1-instancetype"),
-    pytest.param(wrapper({}), [], id="f1-empty-spec-is-a-preference"),
-    pytest.param(
-        {"apiVersion": "", "spec": "not base64!"},
-        [("error", "schema.pattern", ("spec",))],
-        id="f1-not-base64",
-    ),  # fmt: skip
-    pytest.param(
-        {"apiVersion": "", "spec": base64.b64encode(b"{nope").decode()},
-        [("error", "payload.spec-encoding", ("spec",))],
-        id="f1-not-json",
-    ),  # fmt: skip
-    pytest.param(
-        wrapper({"cpu": {"guest": 1, "bogus": 1}}),
-        [("error", "payload.undecodable", ("spec",))],
-        id="f1-neither-family",
-    ),  # fmt: skip
-    pytest.param(
-        {**wrapper({}), "extra": 1}, [("error", "schema.unknown-field", ("extra",))], id="f1-closed"
-    ),
-    pytest.param({"spec": "e30="}, [("error", "schema.required", ())], id="f1-apiversion-required"),
-    pytest.param(
-        {"apiVersion": "apps/v1", "kind": "Deployment"}, [("error", "payload.unknown", ())], id="foreign"
-    ),
-    pytest.param(
-        pref("v1alpha2", cpu={"preferredCPUTopology": 1}),
-        [("error", "schema.type", ("spec", "cpu", "preferredCPUTopology"))],
-        id="whole-object",
-    ),  # fmt: skip
-    pytest.param(
-        cr(wrapper({"cpu": {"guest": "1"}, "memory": {"guest": "1Gi"}})),
-        [("error", "schema.type", ("data", "spec", "cpu", "guest"))],
-        id="whole-cr",
-    ),  # fmt: skip
-]
-
-
-@pytest.mark.parametrize(("data", "expected"), PAYLOADS)
-def test_validate_payload(data: dict[str, Any], expected: list[tuple[Any, ...]]) -> None:
-    assert [(f.severity.value, f.code, f.path) for f in validate_payload(data)] == expected
-
-
-def test_engines_give_identical_findings(monkeypatch: pytest.MonkeyPatch) -> None:
-    if len(ENGINES) < 2:
-        pytest.skip("jsonschema-rs is not installed (optional extra 'fast')")
-    docs = [p.values[0] for p in VALID + INVALID] + [UNKNOWN] + [p.values[0] for p in PAYLOADS]
-    results = {}
-    for name in ENGINES:
-        monkeypatch.setenv(validation.ENGINE_ENV, name)
-        results[name] = [validate_document(d) for d in docs]
-    assert results["jsonschema"] == results["jsonschema-rs"]
-
-
-def test_bad_engine_name(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(validation.ENGINE_ENV, "fastjsonschema")
-    with pytest.raises(ValueError, match="jsonschema-rs"):
-        validate_document(it())
-
-
-def test_validator_compiled_once_per_schema(engine: str) -> None:
-    validation.compiled.cache_clear()
-    for n in range(25):
-        doc = it(cpu={"guest": n + 1})
-        assert validate_document(copy.deepcopy(doc)) == []
-    validate_document(pref())
-    info = validation.compiled.cache_info()
-    assert info.misses == 2 and info.hits == 24
-
-
-def test_import_does_not_load_jsonschema() -> None:
-    code = (
-        "import sys, transform.validation, transform.releases, transform.fields; "
-        "bad = [m for m in sys.modules if m.split('.')[0] in ('jsonschema', 'jsonschema_rs')]; "
-        "assert not bad, bad"
-    )
-    root = Path(__file__).resolve().parents[1]
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=root)
-
-
-# ------------------------------------------------------------------ releases
-
-
-@pytest.mark.parametrize(("text", "expected"), [("1.7", (1, 7)), ("v1.7", (1, 7)), ("1.7.2", (1, 7)),
-                                                ("v0.58.1", (0, 58)), ("1.9.0-rc.1", (1, 9))])  # fmt: skip
-def test_parse_release(text: str, expected: tuple[int, int]) -> None:
-    assert releases.parse_release(text) == expected
-
-
-@pytest.mark.parametrize("text", ["", "1", "one.two", "1.7.x", "2.0", "0.47"])
-def test_parse_release_errors(text: str) -> None:
-    with pytest.raises(ValueError, match="KubeVirt release"):
-        releases.parse_release(text)
-
-
-def test_latest_and_serves() -> None:
-    assert releases.LATEST == (1, 9)
-    assert releases.serves((0, 57), f"{G}/v1alpha1") and not releases.serves((0, 57), f"{G}/v1alpha2")
-    assert releases.serves((1, 5), f"{G}/v1alpha2") and not releases.serves((1, 6), f"{G}/v1alpha2")
-    assert not releases.serves((0, 59), f"{G}/v1beta1") and releases.serves("1.0", f"{G}/v1beta1")
-    assert releases.serves((0, 50), "flavor.kubevirt.io/v1alpha1") and not releases.serves(
-        (1, 9), f"{G}/v1alpha1"
-    )
-
-
-@pytest.mark.parametrize(
-    ("release", "readable"),
-    [((0, 57), {"F1", "F1:empty-apiVersion"}), ((0, 58), {"F1", "v1alpha2"}),
-     ((1, 0), {"F1", "F1:empty-apiVersion", "v1alpha1", "v1alpha2", "v1beta1"}),
-     ((1, 6), {"F1", "F1:empty-apiVersion", "v1alpha1", "v1alpha2", "v1beta1"}),
-     ((1, 7), {"v1beta1"}), ((1, 9), {"v1beta1"}), ((0, 55), set())],
-)  # fmt: skip
-def test_reads_payload(release: tuple[int, int], readable: set[str]) -> None:
-    assert {f for f in releases.PAYLOAD_FORMATS if releases.reads_payload(release, f)} == readable
-
-
-def test_revision_reference_location() -> None:
-    assert releases.info((1, 4)).revision_ref == "spec" and releases.info((1, 5)).revision_ref == "status"
-
-
-def test_known_fields_follow_annotations() -> None:
-    assert ("ioThreads",) not in releases.known_fields((1, 6), "instancetype")
-    assert ("ioThreads",) in releases.known_fields((1, 7), "instancetype")
-    assert ("firmware", "preferredEfi") in releases.known_fields((1, 4), "preference")
-    assert ("devices", "preferredVideoType") not in releases.known_fields((1, 8), "preference")
-
-
-def test_target_findings() -> None:
-    found = releases.target_findings(it(ioThreads={"supplementalPoolThreadCount": 2}), (1, 6))
-    assert [(f.code, f.path) for f in found] == [("target.unknown-field", ("spec", "ioThreads"))]
-    assert "added in 1.7" in found[0].message
-    assert releases.target_findings(it(ioThreads={}), "1.7") == []
-
-    found = releases.target_findings(pref(cpu={"preferredCPUTopology": "cores"}), "1.3")
-    assert [(f.severity.value, f.code) for f in found] == [("error", "target.topology-value")]
-    assert "<=1.3 cluster silently gives the VM 1 vCPU socket/core/thread" in found[0].message
-    assert releases.target_findings(pref(cpu={"preferredCPUTopology": "cores"}), "1.4") == []
-    assert releases.target_findings(pref(cpu={"preferredCPUTopology": "preferCores"}), "1.3") == []
-
-    found = releases.target_findings(it("v1alpha2"), "1.7")
-    assert [(f.code, f.path) for f in found] == [("target.api-version", ("apiVersion",))]
-
-    found = releases.target_findings(cr(wrapper({})), (1, 7))
-    assert [(f.code, f.path) for f in found] == [("target.payload-format", ("data",))]
-    data = it(schedulerName="s")
-    found = releases.target_findings(cr(data), (1, 0))
-    assert [(f.code, f.path) for f in found] == [("target.unknown-field", ("data", "spec", "schedulerName"))]
-
-    found = releases.target_findings(vm(preference={"name": "p", "inferFromVolumeFailurePolicy": "x"}), "1.0")
-    assert [f.path for f in found] == [("spec", "preference", "inferFromVolumeFailurePolicy")]
-
-
-_KEYS = ["cpu", "memory", "guest", "gpus", "name", "devices", "overcommitPercent", "hugepages",
-         "preferredCPUTopology", "spreadOptions", "across", "ratio", "requirements", "spec", "x"]  # fmt: skip
-_leaf = st.none() | st.booleans() | st.integers(-5, 200) | st.sampled_from(["", "1Gi", "x", "spread", "e30="])
-_json = st.recursive(
-    _leaf,
-    lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(
-        st.sampled_from(_KEYS),
-        inner,
-        max_size=4,
-    ),
-    max_leaves=15,
-)  # fmt: skip
-_docs = st.builds(
-    lambda api, kind, spec: {"apiVersion": api, "kind": kind, "spec": spec},
-    st.sampled_from([f"{G}/v1alpha1", f"{G}/v1alpha2", f"{G}/v1beta1", "kubevirt.io/v1"]),
-    st.sampled_from([*fields.KINDS, "VirtualMachine"]),
-    _json,
-)
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(doc=_docs)
-def test_never_crashes_and_engines_agree(doc: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
-    results = []
-    for name in ENGINES:
-        monkeypatch.setenv(validation.ENGINE_ENV, name)
-        results.append(validate_document(doc))
-        results.append(validate_document(doc, partial=True, strict=True))
-        results.append(validate_payload(doc))
-    assert all(r == results[i % 3] for i, r in enumerate(results))
-    assert all(isinstance(f.path, tuple) and f.code and f.message for r in results for f in r)

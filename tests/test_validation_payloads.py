@@ -1,0 +1,140 @@
+"""validate_payload, engines (identical verdicts, compiled once, lazy import), property test."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.test_validation import INVALID, UNKNOWN, VALID
+from tests.validation_helpers import (
+    ENGINES,
+    G,
+    cr,
+    engine,  # noqa: F401  (autouse: runs every test with each engine)
+    it,
+    pref,
+    wrapper,
+)
+from transform import fields, validation
+from transform.validation import validate_document, validate_payload
+
+PAYLOADS = [
+    pytest.param(wrapper({"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}}), [], id="f1-instancetype"),
+    pytest.param(wrapper({}), [], id="f1-empty-spec-is-a-preference"),
+    pytest.param(
+        {"apiVersion": "", "spec": "not base64!"},
+        [("error", "schema.pattern", ("spec",))],
+        id="f1-not-base64",
+    ),  # fmt: skip
+    pytest.param(
+        {"apiVersion": "", "spec": base64.b64encode(b"{nope").decode()},
+        [("error", "payload.spec-encoding", ("spec",))],
+        id="f1-not-json",
+    ),  # fmt: skip
+    pytest.param(
+        wrapper({"cpu": {"guest": 1, "bogus": 1}}),
+        [("error", "payload.undecodable", ("spec",))],
+        id="f1-neither-family",
+    ),  # fmt: skip
+    pytest.param(
+        {**wrapper({}), "extra": 1}, [("error", "schema.unknown-field", ("extra",))], id="f1-closed"
+    ),
+    pytest.param({"spec": "e30="}, [("error", "schema.required", ())], id="f1-apiversion-required"),
+    pytest.param(
+        {"apiVersion": "apps/v1", "kind": "Deployment"}, [("error", "payload.unknown", ())], id="foreign"
+    ),
+    pytest.param(
+        pref("v1alpha2", cpu={"preferredCPUTopology": 1}),
+        [("error", "schema.type", ("spec", "cpu", "preferredCPUTopology"))],
+        id="whole-object",
+    ),  # fmt: skip
+    pytest.param(
+        cr(wrapper({"cpu": {"guest": "1"}, "memory": {"guest": "1Gi"}})),
+        [("error", "schema.type", ("data", "spec", "cpu", "guest"))],
+        id="whole-cr",
+    ),  # fmt: skip
+]
+
+
+@pytest.mark.parametrize(("data", "expected"), PAYLOADS)
+def test_validate_payload(data: dict[str, Any], expected: list[tuple[Any, ...]]) -> None:
+    assert [(f.severity.value, f.code, f.path) for f in validate_payload(data)] == expected
+
+
+def test_engines_give_identical_findings(monkeypatch: pytest.MonkeyPatch) -> None:
+    if len(ENGINES) < 2:
+        pytest.skip("jsonschema-rs is not installed (optional extra 'fast')")
+    docs = [p.values[0] for p in VALID + INVALID] + [UNKNOWN] + [p.values[0] for p in PAYLOADS]
+    results = {}
+    for name in ENGINES:
+        monkeypatch.setenv(validation.ENGINE_ENV, name)
+        results[name] = [validate_document(d) for d in docs]
+    assert results["jsonschema"] == results["jsonschema-rs"]
+
+
+def test_bad_engine_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(validation.ENGINE_ENV, "fastjsonschema")
+    with pytest.raises(ValueError, match="jsonschema-rs"):
+        validate_document(it())
+
+
+def test_validator_compiled_once_per_schema() -> None:
+    validation.compiled.cache_clear()
+    for n in range(25):
+        doc = it(cpu={"guest": n + 1})
+        assert validate_document(copy.deepcopy(doc)) == []
+    validate_document(pref())
+    info = validation.compiled.cache_info()
+    assert info.misses == 2 and info.hits == 24
+
+
+def test_import_does_not_load_jsonschema() -> None:
+    code = (
+        "import sys, transform.validation, transform.releases, transform.fields; "
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('jsonschema', 'jsonschema_rs')]; "
+        "assert not bad, bad"
+    )
+    root = Path(__file__).resolve().parents[1]
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=root)
+
+
+_KEYS = ["cpu", "memory", "guest", "gpus", "name", "devices", "overcommitPercent", "hugepages",
+         "preferredCPUTopology", "spreadOptions", "across", "ratio", "requirements", "spec", "x"]  # fmt: skip
+_leaf = st.none() | st.booleans() | st.integers(-5, 200) | st.sampled_from(["", "1Gi", "x", "spread", "e30="])
+_json = st.recursive(
+    _leaf,
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(
+        st.sampled_from(_KEYS),
+        inner,
+        max_size=4,
+    ),
+    max_leaves=15,
+)  # fmt: skip
+_docs = st.builds(
+    lambda api, kind, spec: {"apiVersion": api, "kind": kind, "spec": spec},
+    st.sampled_from([f"{G}/v1alpha1", f"{G}/v1alpha2", f"{G}/v1beta1", "kubevirt.io/v1"]),
+    st.sampled_from([*fields.KINDS, "VirtualMachine"]),
+    _json,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(doc=_docs)
+def test_never_crashes_and_engines_agree(doc: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    results = []
+    for name in ENGINES:
+        monkeypatch.setenv(validation.ENGINE_ENV, name)
+        results.append(validate_document(doc))
+        results.append(validate_document(doc, partial=True, strict=True))
+        results.append(validate_payload(doc))
+    assert all(r == results[i % 3] for i, r in enumerate(results))
+    assert all(isinstance(f.path, tuple) and f.code and f.message for r in results for f in r)
