@@ -153,11 +153,18 @@ def _object(out: Outcome, path: Path, obj: dict[str, Any], api: str, kind: str, 
     out.value = _set(out.value, path, new)
     from transform import validation
 
+    carried: set[tuple[str, Path]] = set()
     for f in validation.validate_document(obj, partial=partial, strict=settings.strict):
+        if f.severity is Severity.ERROR and f.code == "schema.required":
+            # only apiVersion changes: a missing field was missing before (a kustomize patch?)
+            carried.add((f.code, f.path))
+            f = f.at(message=f"{f.message} (a partial object such as a kustomize patch? list it in a "
+                     "kustomization among the inputs to have it judged as one)")
         out.findings.append(_input_finding(f, settings))
     note = f"{api} -> {new_api}" + (f" ({kind} -> {new_kind})" if new_kind != kind else "")
     out.findings.append(info("upgraded", f"upgraded {note}", ("apiVersion",)))
-    out.changes.append(Change(path, check=lambda o: _check_upgraded(o, settings, partial)))
+    out.changes.append(Change(path, check=lambda o: [
+        f for f in _check_upgraded(o, settings, partial) if (f.code, f.path) not in carried]))
 
 
 def _input_finding(f: Finding, settings: Settings) -> Finding:
