@@ -139,3 +139,18 @@ def test_object_fixtures_change_only_api_versions(path: pathlib.Path) -> None:
             assert a.replace(b"/v1alpha1", b"/v1beta1").replace(b"/v1alpha2", b"/v1beta1") == b
     docs = list(yaml.safe_load_all(out.decode("utf-8-sig")))
     assert all(d is None or "v1alpha" not in str(d.get("apiVersion", "")) for d in docs if isinstance(d, dict))
+
+
+def test_output_reads_back_the_same_in_a_second_parser() -> None:
+    """ruamel.yaml (pure Python, YAML 1.1) must read our output as PyYAML/libyaml does."""
+    from ruamel.yaml import YAML
+
+    src = (pathlib.Path(__file__).parent.parent / "examples" / "gitops-repo" / "exported" / "controllerrevisions"
+           / "vm-legacy.yaml").read_bytes()
+    r = upgrade_file("vm-legacy.yaml", src, Settings(), Index())
+    assert r.new_text is not None
+    loader = YAML(typ="safe", pure=True)
+    loader.version = (1, 1)
+    theirs = [d for d in loader.load_all(r.new_text)]
+    ours = [d for d in yaml.safe_load_all(r.new_text)]
+    assert theirs == ours
