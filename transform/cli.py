@@ -44,10 +44,12 @@ class Common:
 
 
 def _target(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int]:
+    if value is None:
+        from transform.settings import LATEST_RELEASE
+
+        return LATEST_RELEASE  # without importing the release table: start-up time
     from transform import releases
 
-    if value is None:
-        return releases.LATEST
     try:
         return releases.parse_release(value)
     except ValueError as exc:
