@@ -41,6 +41,7 @@ class Common:
     rename: bool
     quiet: bool
     debug: bool
+    jobs: int = 0
 
 
 def _target(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int]:
@@ -89,6 +90,8 @@ def common_options(formats: tuple[str, ...] = ("text", "json", "junit", "sarif")
                          "rewrite every VM reference to them in the inputs."),
             click.option("-q", "--quiet", is_flag=True, help="Report only problems and the summary."),
             click.option("--debug", is_flag=True, help="Show tracebacks of internal errors."),
+            click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default="CPU count",
+                         help="Worker processes for large runs (small runs use one)."),
         ]
         for opt in reversed(opts):
             f = opt(f)
@@ -99,7 +102,7 @@ def common_options(formats: tuple[str, ...] = ("text", "json", "junit", "sarif")
 
 def _common(kw: dict[str, Any]) -> Common:
     return Common(*(kw.pop(k) for k in ("include", "exclude", "fmt", "target", "strict", "max_document_bytes",
-                                        "rename", "quiet", "debug")))
+                                        "rename", "quiet", "debug", "jobs")))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},

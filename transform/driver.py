@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import TYPE_CHECKING, Any
@@ -67,7 +68,7 @@ def run(command: str, paths: list[str], c: Common, *, output_dir: str | None = N
         else:
             from transform.run import upgrade_items
 
-            upgrade_items(items, settings, result, progress)
+            upgrade_items(items, settings, result, progress, jobs=c.jobs or os.cpu_count() or 1)
     progress.close()
     code = _outputs(command, result, items, c, stdin=stdin, output_dir=output_dir, write=write)
     _report(command, result, c)

@@ -102,16 +102,12 @@ def _patch_names(index: Index, items: list[Item]) -> None:
 
 
 def upgrade_items(items: list[Item], settings: Settings, run: RunResult,
-                  progress: Callable[[int, int], None] | None = None) -> Index:
+                  progress: Callable[[int, int], None] | None = None, jobs: int = 1) -> Index:
     from transform.engine import upgrade_file
 
     index = build_index(items, settings)
     _patch_names(index, items)
-    results = []
-    for i, item in enumerate(items):
-        results.append(upgrade_file(item.name, item.data, settings, index))
-        if progress:
-            progress(i + 1, len(items))
+    results = _upgrade_all(items, settings, index, jobs, progress)
     if index.renames:
         # A revision whose file failed keeps its old name: VMs must keep pointing at it.
         done = {old for r in results if not r.failed for _, old, _ in r.renames}
@@ -126,3 +122,36 @@ def upgrade_items(items: list[Item], settings: Settings, run: RunResult,
             ]
     run.results.extend(results)
     return index
+
+
+PARALLEL_MIN_BYTES = 2 * 1024 * 1024  # below this, starting workers costs more than it saves
+
+
+def _work(args: tuple[str, bytes, Settings, Index]) -> FileResult:
+    from transform.engine import upgrade_file
+
+    return upgrade_file(*args)
+
+
+def _upgrade_all(items: list[Item], settings: Settings, index: Index, jobs: int,
+                 progress: Callable[[int, int], None] | None) -> list[FileResult]:
+    """Results in input order whatever the scheduling; worker processes only for large runs."""
+    from transform.engine import upgrade_file
+
+    total = sum(len(i.data) for i in items)
+    if jobs <= 1 or len(items) < 2 or total < PARALLEL_MIN_BYTES:
+        out = []
+        for n, item in enumerate(items):
+            out.append(upgrade_file(item.name, item.data, settings, index))
+            if progress:
+                progress(n + 1, len(items))
+        return out
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        out = []
+        for n, res in enumerate(pool.map(_work, [(i.name, i.data, settings, index) for i in items], chunksize=8)):
+            out.append(res)
+            if progress:
+                progress(n + 1, len(items))
+        return out
