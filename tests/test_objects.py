@@ -41,39 +41,56 @@ def test_every_kind_every_version_is_a_one_line_diff(kind: str, spec: str, versi
 
 
 REWRITE = [
-    pytest.param(f'apiVersion: "{V}/v1alpha1"\nkind: VirtualMachinePreference\nmetadata: {{name: p}}\nspec: {{}}\n',
-                 f'apiVersion: "{V}/v1beta1"\nkind: VirtualMachinePreference\nmetadata: {{name: p}}\nspec: {{}}\n',
-                 id="double-quoted"),
-    pytest.param(f"apiVersion: '{V}/v1alpha2'\nkind: VirtualMachinePreference\nmetadata: {{name: p}}\nspec: {{}}\n",
-                 f"apiVersion: '{V}/v1beta1'\nkind: VirtualMachinePreference\nmetadata: {{name: p}}\nspec: {{}}\n",
-                 id="single-quoted"),
-    pytest.param(f"apiVersion: {V}/v1alpha1\r\nkind: VirtualMachinePreference\r\nmetadata:\r\n  name: p\r\nspec: {{}}\r\n",
-                 f"apiVersion: {V}/v1beta1\r\nkind: VirtualMachinePreference\r\nmetadata:\r\n  name: p\r\nspec: {{}}\r\n",
-                 id="crlf"),
-    pytest.param(f"kind: VirtualMachinePreference\nspec: {{}}\nmetadata:\n    name: p\napiVersion: {V}/v1alpha1",
-                 f"kind: VirtualMachinePreference\nspec: {{}}\nmetadata:\n    name: p\napiVersion: {V}/v1beta1",
-                 id="no-final-newline-and-key-order"),
-    pytest.param(f"---\napiVersion: {V}/v1alpha1\nkind: VirtualMachinePreference\nmetadata: {{name: a}}\nspec: {{}}\n"
-                 "...\n---\napiVersion: v1\nkind: ConfigMap  # untouched\nmetadata: {name: c}\n...\n",
-                 f"---\napiVersion: {V}/v1beta1\nkind: VirtualMachinePreference\nmetadata: {{name: a}}\nspec: {{}}\n"
-                 "...\n---\napiVersion: v1\nkind: ConfigMap  # untouched\nmetadata: {name: c}\n...\n",
-                 id="markers-and-foreign-documents"),
-    pytest.param(f"apiVersion: v1\nkind: List\nitems:\n- apiVersion: {V}/v1alpha2\n  kind: VirtualMachinePreference\n"
-                 "  metadata: {name: a}\n  spec: {}\n",
-                 f"apiVersion: v1\nkind: List\nitems:\n- apiVersion: {V}/v1beta1\n  kind: VirtualMachinePreference\n"
-                 "  metadata: {name: a}\n  spec: {}\n",
-                 id="list-items"),
-    pytest.param(f'{{\n  "apiVersion": "{V}/v1alpha1",\n  "kind": "VirtualMachinePreference",\n  "metadata": {{"name": "p"}},\n'
-                 '  "spec": {}\n}',
-                 f'{{\n  "apiVersion": "{V}/v1beta1",\n  "kind": "VirtualMachinePreference",\n  "metadata": {{"name": "p"}},\n'
-                 '  "spec": {}\n}',
-                 id="json"),
-    pytest.param(f"apiVersion: {V}/v1alpha1\nkind: VirtualMachineInstancetype\nmetadata:\n  name: patch\nspec:\n  cpu:\n"
-                 "    guest: 4\n",
-                 f"apiVersion: {V}/v1beta1\nkind: VirtualMachineInstancetype\nmetadata:\n  name: patch\nspec:\n  cpu:\n"
-                 "    guest: 4\n",
-                 id="partial-object-still-upgraded-when-not-listed-as-patch-is-invalid") if False else pytest.param(
-                 "a: 1\n", "a: 1\n", id="placeholder"),
+    pytest.param(
+        f'apiVersion: "{V}/v1alpha1"\nkind: VirtualMachinePreference\nmetadata: {{name: p}}\nspec: {{}}\n',
+        f'apiVersion: "{V}/v1beta1"\nkind: VirtualMachinePreference\nmetadata: {{name: p}}\nspec: {{}}\n',
+        id="double-quoted",
+    ),
+    pytest.param(
+        f"apiVersion: '{V}/v1alpha2'\nkind: VirtualMachinePreference\nmetadata: {{name: p}}\nspec: {{}}\n",
+        f"apiVersion: '{V}/v1beta1'\nkind: VirtualMachinePreference\nmetadata: {{name: p}}\nspec: {{}}\n",
+        id="single-quoted",
+    ),
+    pytest.param(
+        f"apiVersion: {V}/v1alpha1\r\nkind: VirtualMachinePreference\r\nmetadata:\r\n  name: p\r\nspec: {{}}\r\n",
+        f"apiVersion: {V}/v1beta1\r\nkind: VirtualMachinePreference\r\nmetadata:\r\n  name: p\r\nspec: {{}}\r\n",
+        id="crlf",
+    ),
+    pytest.param(
+        f"kind: VirtualMachinePreference\nspec: {{}}\nmetadata:\n    name: p\napiVersion: {V}/v1alpha1",
+        f"kind: VirtualMachinePreference\nspec: {{}}\nmetadata:\n    name: p\napiVersion: {V}/v1beta1",
+        id="no-final-newline-and-key-order",
+    ),
+    pytest.param(
+        f"---\napiVersion: {V}/v1alpha1\nkind: VirtualMachinePreference\nmetadata: {{name: a}}\nspec: {{}}\n"
+        "...\n---\napiVersion: v1\nkind: ConfigMap  # untouched\nmetadata: {name: c}\n...\n",
+        f"---\napiVersion: {V}/v1beta1\nkind: VirtualMachinePreference\nmetadata: {{name: a}}\nspec: {{}}\n"
+        "...\n---\napiVersion: v1\nkind: ConfigMap  # untouched\nmetadata: {name: c}\n...\n",
+        id="markers-and-foreign-documents",
+    ),
+    pytest.param(
+        f"apiVersion: v1\nkind: List\nitems:\n- apiVersion: {V}/v1alpha2\n  kind: VirtualMachinePreference\n"
+        "  metadata: {name: a}\n  spec: {}\n",
+        f"apiVersion: v1\nkind: List\nitems:\n- apiVersion: {V}/v1beta1\n  kind: VirtualMachinePreference\n"
+        "  metadata: {name: a}\n  spec: {}\n",
+        id="list-items",
+    ),
+    pytest.param(
+        f'{{\n  "apiVersion": "{V}/v1alpha1",\n  "kind": "VirtualMachinePreference",\n  "metadata": {{"name": "p"}},\n'
+        '  "spec": {}\n}',
+        f'{{\n  "apiVersion": "{V}/v1beta1",\n  "kind": "VirtualMachinePreference",\n  "metadata": {{"name": "p"}},\n'
+        '  "spec": {}\n}',
+        id="json",
+    ),
+    pytest.param(
+        f"apiVersion: {V}/v1alpha1\nkind: VirtualMachineInstancetype\nmetadata:\n  name: patch\nspec:\n  cpu:\n"
+        "    guest: 4\n",
+        f"apiVersion: {V}/v1beta1\nkind: VirtualMachineInstancetype\nmetadata:\n  name: patch\nspec:\n  cpu:\n"
+        "    guest: 4\n",
+        id="partial-object-still-upgraded-when-not-listed-as-patch-is-invalid",
+    )
+    if False
+    else pytest.param("a: 1\n", "a: 1\n", id="placeholder"),
 ]
 
 
@@ -87,21 +104,32 @@ def test_rewrite(before: str, after: str) -> None:
 
 
 def test_bom_is_kept() -> None:
-    before = b"\xef\xbb\xbf" + f"apiVersion: {V}/v1alpha1\nkind: VirtualMachinePreference\nmetadata: {{name: p}}\nspec: {{}}\n".encode()
+    before = (
+        b"\xef\xbb\xbf"
+        + f"apiVersion: {V}/v1alpha1\nkind: VirtualMachinePreference\nmetadata: {{name: p}}\nspec: {{}}\n".encode()
+    )
     r = upgrade_file("t.yaml", before, Settings(), Index())
     assert r.source is not None and r.new_text is not None
     assert r.source.encode(r.new_text) == before.replace(b"v1alpha1", b"v1beta1")
 
 
 NOOP = [
-    pytest.param(f"apiVersion: {V}/v1beta1\nkind: VirtualMachinePreference\nmetadata: {{name: p}}\nspec: {{}}\n", id="current"),
-    pytest.param("apiVersion: apps/v1\nkind: ControllerRevision\nmetadata:\n  name: web-7d9f\n  ownerReferences:\n"
-                 "  - {apiVersion: apps/v1, kind: StatefulSet, name: web, uid: x, controller: true}\n"
-                 "data:\n  spec:\n    template: {}\nrevision: 3\n", id="statefulset-revision"),
+    pytest.param(
+        f"apiVersion: {V}/v1beta1\nkind: VirtualMachinePreference\nmetadata: {{name: p}}\nspec: {{}}\n",
+        id="current",
+    ),
+    pytest.param(
+        "apiVersion: apps/v1\nkind: ControllerRevision\nmetadata:\n  name: web-7d9f\n  ownerReferences:\n"
+        "  - {apiVersion: apps/v1, kind: StatefulSet, name: web, uid: x, controller: true}\n"
+        "data:\n  spec:\n    template: {}\nrevision: 3\n",
+        id="statefulset-revision",
+    ),
     pytest.param("# only a comment\n", id="comments-only"),
     pytest.param("", id="empty"),
-    pytest.param("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  note: instancetype.kubevirt.io/v1alpha1\n",
-                 id="marker-in-foreign-object"),
+    pytest.param(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  note: instancetype.kubevirt.io/v1alpha1\n",
+        id="marker-in-foreign-object",
+    ),
 ]
 
 
@@ -133,20 +161,28 @@ def test_object_fixtures_change_only_api_versions(path: pathlib.Path) -> None:
     out = r.source.encode(r.new_text)
     old_lines, new_lines = data.splitlines(True), out.splitlines(True)
     assert len(old_lines) == len(new_lines)
-    for a, b in zip(old_lines, new_lines):
+    for a, b in zip(old_lines, new_lines, strict=False):
         if a != b:  # a changed line is an apiVersion line, and only its version changed
             assert a.lstrip().startswith((b"apiVersion", b'"apiVersion"', b"- apiVersion")), a
             assert a.replace(b"/v1alpha1", b"/v1beta1").replace(b"/v1alpha2", b"/v1beta1") == b
     docs = list(yaml.safe_load_all(out.decode("utf-8-sig")))
-    assert all(d is None or "v1alpha" not in str(d.get("apiVersion", "")) for d in docs if isinstance(d, dict))
+    assert all(
+        d is None or "v1alpha" not in str(d.get("apiVersion", "")) for d in docs if isinstance(d, dict)
+    )
 
 
 def test_output_reads_back_the_same_in_a_second_parser() -> None:
     """ruamel.yaml (pure Python, YAML 1.1) must read our output as PyYAML/libyaml does."""
     from ruamel.yaml import YAML
 
-    src = (pathlib.Path(__file__).parent.parent / "examples" / "gitops-repo" / "exported" / "controllerrevisions"
-           / "vm-legacy.yaml").read_bytes()
+    src = (
+        pathlib.Path(__file__).parent.parent
+        / "examples"
+        / "gitops-repo"
+        / "exported"
+        / "controllerrevisions"
+        / "vm-legacy.yaml"
+    ).read_bytes()
     r = upgrade_file("vm-legacy.yaml", src, Settings(), Index())
     assert r.new_text is not None
     loader = YAML(typ="safe", pure=True)

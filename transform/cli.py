@@ -75,23 +75,57 @@ def _size(ctx: click.Context, param: click.Parameter, value: str) -> int:
 def common_options(formats: tuple[str, ...] = ("text", "json", "junit", "sarif")) -> Callable[[Any], Any]:
     def deco(f: Any) -> Any:
         opts = [
-            click.option("--include", multiple=True, metavar="GLOB",
-                         help="Only files matching GLOB in directories (default *.yaml, *.yml, *.json)."),
+            click.option(
+                "--include",
+                multiple=True,
+                metavar="GLOB",
+                help="Only files matching GLOB in directories (default *.yaml, *.yml, *.json).",
+            ),
             click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB."),
-            click.option("--format", "fmt", type=click.Choice(formats, case_sensitive=False), default="text",
-                         show_default=True, help="Report format on stderr."),
-            click.option("--target-kubevirt", "target", metavar="X.Y", callback=_target,
-                         help="KubeVirt release to check against (default: the newest known, 1.9)."),
-            click.option("--strict", is_flag=True,
-                         help="Unknown fields, duplicate keys and warnings become errors (exit 3)."),
-            click.option("--max-document-size", "max_document_bytes", default="16MiB", callback=_size,
-                         show_default=True, help="Refuse larger documents."),
-            click.option("--rename", is_flag=True, help="Give upgraded revisions KubeVirt's v1beta1 names and "
-                         "rewrite every VM reference to them in the inputs."),
+            click.option(
+                "--format",
+                "fmt",
+                type=click.Choice(formats, case_sensitive=False),
+                default="text",
+                show_default=True,
+                help="Report format on stderr.",
+            ),
+            click.option(
+                "--target-kubevirt",
+                "target",
+                metavar="X.Y",
+                callback=_target,
+                help="KubeVirt release to check against (default: the newest known, 1.9).",
+            ),
+            click.option(
+                "--strict",
+                is_flag=True,
+                help="Unknown fields, duplicate keys and warnings become errors (exit 3).",
+            ),
+            click.option(
+                "--max-document-size",
+                "max_document_bytes",
+                default="16MiB",
+                callback=_size,
+                show_default=True,
+                help="Refuse larger documents.",
+            ),
+            click.option(
+                "--rename",
+                is_flag=True,
+                help="Give upgraded revisions KubeVirt's v1beta1 names and "
+                "rewrite every VM reference to them in the inputs.",
+            ),
             click.option("-q", "--quiet", is_flag=True, help="Report only problems and the summary."),
             click.option("--debug", is_flag=True, help="Show tracebacks of internal errors."),
-            click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default="CPU count",
-                         help="Worker processes for large runs (small runs use one)."),
+            click.option(
+                "-j",
+                "--jobs",
+                type=click.IntRange(min=0),
+                default=0,
+                show_default="CPU count",
+                help="Worker processes for large runs (small runs use one).",
+            ),
         ]
         for opt in reversed(opts):
             f = opt(f)
@@ -101,12 +135,29 @@ def common_options(formats: tuple[str, ...] = ("text", "json", "junit", "sarif")
 
 
 def _common(kw: dict[str, Any]) -> Common:
-    return Common(*(kw.pop(k) for k in ("include", "exclude", "fmt", "target", "strict", "max_document_bytes",
-                                        "rename", "quiet", "debug", "jobs")))
+    return Common(
+        *(
+            kw.pop(k)
+            for k in (
+                "include",
+                "exclude",
+                "fmt",
+                "target",
+                "strict",
+                "max_document_bytes",
+                "rename",
+                "quiet",
+                "debug",
+                "jobs",
+            )
+        )
+    )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-             epilog=EXIT_CODES_HELP + "\n" + LIMITS_HELP)
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog=EXIT_CODES_HELP + "\n" + LIMITS_HELP,
+)
 @click.version_option(__version__, prog_name="instancetype-upgrade")
 def cli() -> None:
     """Upgrade KubeVirt instancetype.kubevirt.io manifests and ControllerRevisions to v1beta1, offline.
@@ -117,8 +168,15 @@ def cli() -> None:
     """
 
 
-def _run(command: str, paths: tuple[str, ...], c: Common, *, output_dir: str | None = None,
-         write: bool = False, extra: dict[str, Any] | None = None) -> int:
+def _run(
+    command: str,
+    paths: tuple[str, ...],
+    c: Common,
+    *,
+    output_dir: str | None = None,
+    write: bool = False,
+    extra: dict[str, Any] | None = None,
+) -> int:
     from transform import driver
 
     return driver.run(command, list(paths), c, output_dir=output_dir, write=write, extra=extra)
@@ -126,15 +184,26 @@ def _run(command: str, paths: tuple[str, ...], c: Common, *, output_dir: str | N
 
 @cli.command(epilog=EXIT_CODES_HELP)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
-@click.option("--output-dir", type=click.Path(file_okay=False), help="Write upgraded copies under DIR "
-              "(same relative paths); leave the inputs untouched.")
-@click.option("--modernize", is_flag=True, help="Also rewrite deprecated spellings to their current form, "
-              "where the --target-kubevirt release supports it.")
-@click.option("--modernize-revisions", is_flag=True, help="With --modernize, modernize revision payloads too "
-              "(they are snapshots: off by default).")
+@click.option(
+    "--output-dir",
+    type=click.Path(file_okay=False),
+    help="Write upgraded copies under DIR (same relative paths); leave the inputs untouched.",
+)
+@click.option(
+    "--modernize",
+    is_flag=True,
+    help="Also rewrite deprecated spellings to their current form, "
+    "where the --target-kubevirt release supports it.",
+)
+@click.option(
+    "--modernize-revisions",
+    is_flag=True,
+    help="With --modernize, modernize revision payloads too (they are snapshots: off by default).",
+)
 @common_options()
-def fix(paths: tuple[str, ...], output_dir: str | None, modernize: bool, modernize_revisions: bool,
-        **kw: Any) -> None:
+def fix(
+    paths: tuple[str, ...], output_dir: str | None, modernize: bool, modernize_revisions: bool, **kw: Any
+) -> None:
     """Rewrite files in place (exit 1 when a file changed). With -, read stdin, write stdout."""
     c = _common(kw)
     extra = {"modernize": modernize, "modernize_revisions": modernize_revisions}
@@ -157,13 +226,15 @@ def diff(paths: tuple[str, ...], **kw: Any) -> None:
     sys.exit(_guard(lambda c: _run("diff", paths, c), _common(kw)))
 
 
-@cli.command(epilog="""\b
+@cli.command(
+    epilog="""\b
 Exit codes:
   0    every document is valid for its own version (old versions get a warning)
   2    usage error
   3    some document is invalid or could not be read
   123  internal error
-""")
+"""
+)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @common_options()
 def validate(paths: tuple[str, ...], **kw: Any) -> None:
@@ -181,8 +252,11 @@ def _guard(fn: Callable[[Common], int], c: Common) -> int:
     except Exception as exc:  # a bug: one line, a distinct code
         if c.debug or os.environ.get("INSTANCETYPE_UPGRADE_DEBUG"):
             raise
-        click.echo(f"instancetype-upgrade: internal error: {type(exc).__name__}: {exc} "
-                   "(please report this; --debug shows the traceback)", err=True)
+        click.echo(
+            f"instancetype-upgrade: internal error: {type(exc).__name__}: {exc} "
+            "(please report this; --debug shows the traceback)",
+            err=True,
+        )
         return EXIT_INTERNAL
 
 

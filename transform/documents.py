@@ -71,14 +71,17 @@ def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str 
     out = Outcome(copy.deepcopy(value))
     if not isinstance(value, dict):
         if value is not None:
-            out.findings.append(error("input.not-an-object",
-                                      f"document is a {type(value).__name__}, not a Kubernetes object"))
+            out.findings.append(
+                error("input.not-an-object", f"document is a {type(value).__name__}, not a Kubernetes object")
+            )
         return out
     _visit(out, (), value, settings, index, file)
     return out
 
 
-def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, index: Index, file: str) -> None:
+def _visit(
+    out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, index: Index, file: str
+) -> None:
     kind = obj.get("kind")
     api = obj.get("apiVersion")
     if isinstance(obj.get("items"), list) and isinstance(kind, str) and kind.endswith("List"):
@@ -102,18 +105,31 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
             _vm(out, path + ("spec", "source", "virtualMachine"), vm, path, index, ns=namespace_of(obj))
     for i in range(before, len(out.findings)):
         f = out.findings[i]
-        out.findings[i] = f.at(object=f.object or ref, path=path + f.path,
-                               extra={**f.extra, **_resource(obj)})
+        out.findings[i] = f.at(
+            object=f.object or ref, path=path + f.path, extra={**f.extra, **_resource(obj)}
+        )
 
 
 def _resource(obj: dict[str, Any]) -> dict[str, Any]:
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    return {"api_version": obj.get("apiVersion"), "kind": obj.get("kind"), "name": meta.get("name"),
-            "namespace": meta.get("namespace")}
+    return {
+        "api_version": obj.get("apiVersion"),
+        "kind": obj.get("kind"),
+        "name": meta.get("name"),
+        "namespace": meta.get("namespace"),
+    }
 
 
-def _object(out: Outcome, path: Path, obj: dict[str, Any], api: str, kind: str, settings: Settings,
-            index: Index, file: str) -> None:
+def _object(
+    out: Outcome,
+    path: Path,
+    obj: dict[str, Any],
+    api: str,
+    kind: str,
+    settings: Settings,
+    index: Index,
+    file: str,
+) -> None:
     upgraded = convert.upgrade_kind(api, kind)
     if upgraded is None or fields.family_of(upgraded[1]) is None:
         if api == convert.LATEST and kind in fields.FAMILY_OF_KIND:
@@ -130,10 +146,20 @@ def _object(out: Outcome, path: Path, obj: dict[str, Any], api: str, kind: str, 
         group, _, version = api.partition("/")
         if kind.endswith("List"):
             return
-        what = f"unknown kind {kind!r} in {group}" if upgraded is None or version in fields.VERSIONS or (
-            upgraded and upgraded[1] == kind and kind not in fields.FAMILY_OF_KIND) else f"unknown {api}"
-        out.findings.append(error("input.unknown-kind", f"{what}: this tool knows "
-                                  f"{', '.join(fields.KINDS)} at {', '.join(fields.VERSIONS)}", ("kind",)))
+        what = (
+            f"unknown kind {kind!r} in {group}"
+            if upgraded is None
+            or version in fields.VERSIONS
+            or (upgraded and upgraded[1] == kind and kind not in fields.FAMILY_OF_KIND)
+            else f"unknown {api}"
+        )
+        out.findings.append(
+            error(
+                "input.unknown-kind",
+                f"{what}: this tool knows {', '.join(fields.KINDS)} at {', '.join(fields.VERSIONS)}",
+                ("kind",),
+            )
+        )
         return
     new_api, new_kind = upgraded
     partial = file in index.patch_files
@@ -158,13 +184,21 @@ def _object(out: Outcome, path: Path, obj: dict[str, Any], api: str, kind: str, 
         if f.severity is Severity.ERROR and f.code == "schema.required":
             # only apiVersion changes: a missing field was missing before (a kustomize patch?)
             carried.add((f.code, f.path))
-            f = f.at(message=f"{f.message} (a partial object such as a kustomize patch? list it in a "
-                     "kustomization among the inputs to have it judged as one)")
+            f = f.at(
+                message=f"{f.message} (a partial object such as a kustomize patch? list it in a "
+                "kustomization among the inputs to have it judged as one)"
+            )
         out.findings.append(_input_finding(f, settings))
     note = f"{api} -> {new_api}" + (f" ({kind} -> {new_kind})" if new_kind != kind else "")
     out.findings.append(info("upgraded", f"upgraded {note}", ("apiVersion",)))
-    out.changes.append(Change(path, check=lambda o: [
-        f for f in _check_upgraded(o, settings, partial) if (f.code, f.path) not in carried]))
+    out.changes.append(
+        Change(
+            path,
+            check=lambda o: [
+                f for f in _check_upgraded(o, settings, partial) if (f.code, f.path) not in carried
+            ],
+        )
+    )
 
 
 def _input_finding(f: Finding, settings: Settings) -> Finding:
@@ -177,10 +211,17 @@ def _input_finding(f: Finding, settings: Settings) -> Finding:
 def _check_upgraded(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
     from transform import releases, validation
 
-    found = [f for f in validation.validate_document(obj, partial=partial, strict=settings.strict)
-             if f.severity is Severity.ERROR]
-    found = [f.at(message=f"upgraded object would be invalid: {f.message}; fix the input first") for f in found]
-    return found + [f for f in releases.target_findings(obj, settings.target) if f.severity is not Severity.ERROR]
+    found = [
+        f
+        for f in validation.validate_document(obj, partial=partial, strict=settings.strict)
+        if f.severity is Severity.ERROR
+    ]
+    found = [
+        f.at(message=f"upgraded object would be invalid: {f.message}; fix the input first") for f in found
+    ]
+    return found + [
+        f for f in releases.target_findings(obj, settings.target) if f.severity is not Severity.ERROR
+    ]
 
 
 def _check_current(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
@@ -203,29 +244,52 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
         return
     if up is None:
         return
+    if settings.modernize and settings.modernize_revisions and isinstance(up.doc.get("data"), dict):
+        from transform import modernize
+
+        up.doc["data"], found = modernize.modernize_object(up.doc["data"], settings.target)
+        out.findings.extend(f.at(path=("data",) + f.path) for f in found)
     out.value = _set(out.value, path, up.doc)
     out.findings.extend(up.findings)
-    out.findings.append(info("upgraded", f"upgraded ControllerRevision ({up.fmt} payload) to v1beta1", ("data",)))
+    out.findings.append(
+        info("upgraded", f"upgraded ControllerRevision ({up.fmt} payload) to v1beta1", ("data",))
+    )
     renames = [(ns, up.old_name, up.new_name)] if up.new_name != up.old_name else []
     if renames and not index.referenced(up.old_name):
-        out.findings.append(warning(
-            "revision.rename-unreferenced",
-            f"renamed to {up.new_name}; no VM in the inputs references {up.old_name}: update references "
-            "outside these files by hand", ("metadata", "name")))
-    out.changes.append(Change(path, replace=[path + ("data",)] if up.replace_data else [], renames=renames,
-                              check=_check_revision))
+        out.findings.append(
+            warning(
+                "revision.rename-unreferenced",
+                f"renamed to {up.new_name}; no VM in the inputs references {up.old_name}: update references "
+                "outside these files by hand",
+                ("metadata", "name"),
+            )
+        )
+    out.changes.append(
+        Change(
+            path,
+            replace=[path + ("data",)] if up.replace_data else [],
+            renames=renames,
+            check=_check_revision,
+        )
+    )
 
 
 def _check_revision(obj: dict[str, Any]) -> list[Finding]:
     from transform import validation
 
-    found = [f.at(path=("data",) + f.path) for f in validation.validate_document(obj.get("data") or {})
-             if f.severity is Severity.ERROR]
+    found = [
+        f.at(path=("data",) + f.path)
+        for f in validation.validate_document(obj.get("data") or {})
+        if f.severity is Severity.ERROR
+    ]
     # KubeVirt stores what its webhooks would refuse (they guard objects, not revisions): a faithful
     # upgrade of such a payload is written and reported; a payload KubeVirt could not decode is not.
-    return [f.at(severity=Severity.WARNING, message=f"payload: {f.message} (KubeVirt stored it as is)")
-            if f.code.startswith("webhook.") else f.at(message=f"upgraded payload would be invalid: {f.message}")
-            for f in found]
+    return [
+        f.at(severity=Severity.WARNING, message=f"payload: {f.message} (KubeVirt stored it as is)")
+        if f.code.startswith("webhook.")
+        else f.at(message=f"upgraded payload would be invalid: {f.message}")
+        for f in found
+    ]
 
 
 def _kustomization(out: Outcome, path: Path, obj: dict[str, Any]) -> None:
@@ -241,7 +305,9 @@ def _kustomization(out: Outcome, path: Path, obj: dict[str, Any]) -> None:
         out.changes.append(Change(path))
 
 
-def _vm(out: Outcome, path: Path, vm: dict[str, Any], doc_path: Path, index: Index, ns: str | None = None) -> None:
+def _vm(
+    out: Outcome, path: Path, vm: dict[str, Any], doc_path: Path, index: Index, ns: str | None = None
+) -> None:
     ns = namespace_of(vm) if ns is None else (namespace_of(vm) or ns)
     changed = False
     if isinstance(vm.get("spec"), dict) and "flavor" in vm["spec"]:

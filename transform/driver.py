@@ -19,8 +19,13 @@ EXIT_OK, EXIT_CHANGED, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
 
 
 def settings_of(c: Common, extra: dict[str, Any] | None = None) -> Settings:
-    return Settings(rename=c.rename, strict=c.strict, target=c.target, max_document_bytes=c.max_document_bytes,
-                    **(extra or {}))
+    return Settings(
+        rename=c.rename,
+        strict=c.strict,
+        target=c.target,
+        max_document_bytes=c.max_document_bytes,
+        **(extra or {}),
+    )
 
 
 class Progress:
@@ -45,8 +50,15 @@ class Progress:
             sys.stderr.flush()
 
 
-def run(command: str, paths: list[str], c: Common, *, output_dir: str | None = None, write: bool = False,
-        extra: dict[str, Any] | None = None) -> int:
+def run(
+    command: str,
+    paths: list[str],
+    c: Common,
+    *,
+    output_dir: str | None = None,
+    write: bool = False,
+    extra: dict[str, Any] | None = None,
+) -> int:
     settings = settings_of(c, extra)
     result = RunResult()
     stdin = paths == ["-"]
@@ -75,8 +87,16 @@ def run(command: str, paths: list[str], c: Common, *, output_dir: str | None = N
     return code
 
 
-def _outputs(command: str, result: RunResult, items: list[Item], c: Common, *, stdin: bool,
-             output_dir: str | None, write: bool) -> int:
+def _outputs(
+    command: str,
+    result: RunResult,
+    items: list[Item],
+    c: Common,
+    *,
+    stdin: bool,
+    output_dir: str | None,
+    write: bool,
+) -> int:
     by_name = {i.name: i for i in items}
     changed = 0
     for r in result.results:

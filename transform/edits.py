@@ -50,7 +50,7 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=False))
     return bool(a == b)
 
 
@@ -60,7 +60,10 @@ _COMMENT = re.compile(r"(?:^|(?<=[ \t]))#[^\r\n]*", re.M)
 def comments(text: str, start: int, end: int, nodes: list[Node]) -> list[str]:
     """Comments in text[start:end], skipping `#` inside the scalars of `nodes`."""
     spans = sorted(
-        (s.start_mark.index, s.end_mark.index) for n in nodes for s in iter_scalars(n) if s.end_mark.index > start
+        (s.start_mark.index, s.end_mark.index)
+        for n in nodes
+        for s in iter_scalars(n)
+        if s.end_mark.index > start
     )
     found = []
     for m in _COMMENT.finditer(text, start, end):
@@ -109,10 +112,14 @@ class Planner:
         if isinstance(node, SequenceNode) and isinstance(old, list) and isinstance(new, list):
             if len(old) == len(new):
                 edits: list[Edit] = []
-                for item, o, n in zip(node.value, old, new):
+                for item, o, n in zip(node.value, old, new, strict=False):
                     edits += self.diff(item, o, n, flow or bool(node.flow_style))
                 return edits
-        if isinstance(node, ScalarNode) and not isinstance(new, (dict, list)) and node.end_mark.index > node.start_mark.index:
+        if (
+            isinstance(node, ScalarNode)
+            and not isinstance(new, (dict, list))
+            and node.end_mark.index > node.start_mark.index
+        ):
             return [Edit(node.start_mark.index, self.content_end(node), self._scalar(new, node))]
         return [self._replace(node, new, flow)]
 
@@ -146,12 +153,14 @@ class Planner:
     def _diff_value(self, k: Node, v: Node, old: Any, new: Any, flow: bool) -> list[Edit]:
         if same(old, new):
             return []
-        if (not flow and not isinstance(new, (dict, list)) or (isinstance(new, (dict, list)) and not new)) and (
-            emit.is_block(v) or v.end_mark.index == v.start_mark.index
-        ):
+        if (
+            not flow and not isinstance(new, (dict, list)) or (isinstance(new, (dict, list)) and not new)
+        ) and (emit.is_block(v) or v.end_mark.index == v.start_mark.index):
             # a block collection or an empty value becomes a scalar on the key's line
             text = ": " + (emit._empty(new) or self._scalar(new, None))
-            return [Edit(k.end_mark.index, self.content_end(v) if emit.is_block(v) else v.end_mark.index, text)]
+            return [
+                Edit(k.end_mark.index, self.content_end(v) if emit.is_block(v) else v.end_mark.index, text)
+            ]
         if not flow and isinstance(new, (dict, list)) and new and not emit.is_block(v):
             if isinstance(v, (MappingNode, SequenceNode)) and isinstance(old, type(new)) and old:
                 return self.diff(v, old, new, True)
@@ -221,8 +230,11 @@ class Planner:
             items = [
                 (emit.scalar(str(key), self.style) if self.style.json else emit.scalar(str(key), self.style))
                 + (": " if not self.style.compact_json else ":")
-                + (emit.flow(val, self.style, self._key_indent(node)) if isinstance(val, (dict, list)) else
-                   self._scalar(val, None))
+                + (
+                    emit.flow(val, self.style, self._key_indent(node))
+                    if isinstance(val, (dict, list))
+                    else self._scalar(val, None)
+                )
                 for key, val in added.items()
             ]
             if not node.value:

@@ -20,6 +20,7 @@ from transform.findings import Finding, Severity, error
 from transform.index import Index
 from transform.settings import Settings
 
+
 @dataclass
 class FileResult:
     name: str
@@ -46,8 +47,13 @@ class ParsedDoc:
     doc: yamlnodes.Document | None
 
 
-def iter_documents(name: str, source: textio.Source, settings: Settings, findings: list[Finding],
-                   needles: tuple[str, ...] = textio.NEEDLES_STR) -> list[ParsedDoc]:
+def iter_documents(
+    name: str,
+    source: textio.Source,
+    settings: Settings,
+    findings: list[Finding],
+    needles: tuple[str, ...] = textio.NEEDLES_STR,
+) -> list[ParsedDoc]:
     """Parse the documents that hold a needle; report the ones that cannot be parsed."""
     out: list[ParsedDoc] = []
     text = source.text
@@ -61,16 +67,31 @@ def iter_documents(name: str, source: textio.Source, settings: Settings, finding
             continue
         line0 = text.count("\n", 0, chunk.start)
         if len(body) > settings.max_document_bytes:
-            findings.append(error(
-                "input.too-large", f"document is {len(body)} bytes, over the limit of {settings.max_document_bytes} "
-                "(raise it with --max-document-size)", file=name, line=line0 + 1, column=1, doc=doc_index))
+            findings.append(
+                error(
+                    "input.too-large",
+                    f"document is {len(body)} bytes, over the limit of {settings.max_document_bytes} "
+                    "(raise it with --max-document-size)",
+                    file=name,
+                    line=line0 + 1,
+                    column=1,
+                    doc=doc_index,
+                )
+            )
             continue
         try:
             doc = yamlnodes.parse(body)
         except yamlnodes.ParseError as exc:
-            findings.append(error("input.yaml", exc.message + _template_hint(body), file=name,
-                                  line=line0 + exc.line if exc.line else line0 + 1, column=exc.column or 1,
-                                  doc=doc_index))
+            findings.append(
+                error(
+                    "input.yaml",
+                    exc.message + _template_hint(body),
+                    file=name,
+                    line=line0 + exc.line if exc.line else line0 + 1,
+                    column=exc.column or 1,
+                    doc=doc_index,
+                )
+            )
             continue
         out.append(ParsedDoc(doc_index, chunk, body, doc))
     return out
@@ -109,9 +130,16 @@ def upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> Fi
         line0 = source.text.count("\n", 0, pd.chunk.start)
         locate = _locator(name, pd, line0)
         for path, _node in pd.doc.duplicates:
-            result.findings.append(locate(Finding(
-                Severity.ERROR if settings.strict else Severity.WARNING, "input.duplicate-key",
-                "duplicate key: Kubernetes keeps the last value", path=path)))
+            result.findings.append(
+                locate(
+                    Finding(
+                        Severity.ERROR if settings.strict else Severity.WARNING,
+                        "input.duplicate-key",
+                        "duplicate key: Kubernetes keeps the last value",
+                        path=path,
+                    )
+                )
+            )
         outcome = upgrade_document(pd.doc.value, settings=settings, index=index, file=name)
         result.findings.extend(locate(f) for f in outcome.findings)
         if outcome.error or not outcome.changes:
@@ -119,7 +147,10 @@ def upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> Fi
         new_value = outcome.value
         style = emit.detect_style(pd.text, pd.doc.root, source.newline)
         replace = frozenset(
-            id(n) for c in outcome.changes for p in c.replace if (n := yamlnodes.node_at(pd.doc.root, p)) is not None
+            id(n)
+            for c in outcome.changes
+            for p in c.replace
+            if (n := yamlnodes.node_at(pd.doc.root, p)) is not None
         )
         try:
             doc_edits = edits.plan(pd.text, pd.doc.root, pd.doc.value, new_value, style, replace)
@@ -151,20 +182,36 @@ def _locator(name: str, pd: ParsedDoc, line0: int) -> Any:
 
     def locate(f: Finding) -> Finding:
         line, col = yamlnodes.locate(root, f.path) if root is not None else (0, 0)
-        return f.at(file=name, line=line0 + line if line else line0 + 1, column=col or 1, doc=pd.index,
-                    object=f.object)
+        return f.at(
+            file=name,
+            line=line0 + line if line else line0 + 1,
+            column=col or 1,
+            doc=pd.index,
+            object=f.object,
+        )
 
     return locate
 
 
-def _verify(name: str, old_text: str, new_text: str, checks: list[tuple[ParsedDoc, Any, list[Change]]],
-            settings: Settings, result: FileResult) -> None:
+def _verify(
+    name: str,
+    old_text: str,
+    new_text: str,
+    checks: list[tuple[ParsedDoc, Any, list[Change]]],
+    settings: Settings,
+    result: FileResult,
+) -> None:
     """Re-read what we wrote: same values as intended, every comment kept, valid objects."""
     old_starts = [c.start for c in textio.split_documents(old_text)]
     new_chunks = textio.split_documents(new_text)
     if len(new_chunks) != len(old_starts):
-        result.findings.append(error("internal.verify", "edits changed the document structure; file left "
-                                     "unchanged (please report this)", file=name))
+        result.findings.append(
+            error(
+                "internal.verify",
+                "edits changed the document structure; file left unchanged (please report this)",
+                file=name,
+            )
+        )
         return
     for pd, intended, changes in checks:
         chunk = new_chunks[old_starts.index(pd.chunk.start)]
@@ -174,18 +221,38 @@ def _verify(name: str, old_text: str, new_text: str, checks: list[tuple[ParsedDo
         try:
             doc = yamlnodes.parse(body)
         except yamlnodes.ParseError as exc:
-            result.findings.append(error("internal.verify", f"edited document does not parse: {exc.message}; "
-                                         "file left unchanged (please report this)", **where))
+            result.findings.append(
+                error(
+                    "internal.verify",
+                    f"edited document does not parse: {exc.message}; "
+                    "file left unchanged (please report this)",
+                    **where,
+                )
+            )
             continue
         back = doc.value if doc else None
         if doc is None or not edits.same(back, intended):
-            result.findings.append(error("internal.verify", "edited document does not read back as intended; "
-                                         "file left unchanged (please report this)", **where))
+            result.findings.append(
+                error(
+                    "internal.verify",
+                    "edited document does not read back as intended; "
+                    "file left unchanged (please report this)",
+                    **where,
+                )
+            )
             continue
-        lost = Counter(_comments(pd.text, pd.doc.root if pd.doc else None)) - Counter(_comments(body, doc.root))
+        lost = Counter(_comments(pd.text, pd.doc.root if pd.doc else None)) - Counter(
+            _comments(body, doc.root)
+        )
         if lost:
-            result.findings.append(error("internal.comments", f"a comment would be lost: {next(iter(lost))!r}; "
-                                         "file left unchanged (please report this)", **where))
+            result.findings.append(
+                error(
+                    "internal.comments",
+                    f"a comment would be lost: {next(iter(lost))!r}; "
+                    "file left unchanged (please report this)",
+                    **where,
+                )
+            )
         if settings.validate_output:
             for change in changes:
                 for f in change.validate(back):
@@ -197,4 +264,3 @@ def _comments(text: str, root: Node | None) -> list[str]:
     if root is None:
         return []
     return [c.strip() for c in edits.comments(text, 0, len(text), [root])]
-

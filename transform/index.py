@@ -12,8 +12,14 @@ from typing import Any
 from transform import revisions
 
 REF_PATHS: dict[str, tuple[tuple[str, ...], ...]] = {
-    "instancetype": (("spec", "instancetype", "revisionName"), ("status", "instancetypeRef", "controllerRevisionRef", "name")),
-    "preference": (("spec", "preference", "revisionName"), ("status", "preferenceRef", "controllerRevisionRef", "name")),
+    "instancetype": (
+        ("spec", "instancetype", "revisionName"),
+        ("status", "instancetypeRef", "controllerRevisionRef", "name"),
+    ),
+    "preference": (
+        ("spec", "preference", "revisionName"),
+        ("status", "preferenceRef", "controllerRevisionRef", "name"),
+    ),
 }
 
 
@@ -33,7 +39,9 @@ def namespace_of(doc: dict[str, Any]) -> str:
 @dataclass
 class Index:
     renames: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # old name -> [(ns, new)]
-    refs: dict[str, list[tuple[str, revisions.Hints]]] = field(default_factory=dict)  # revision -> [(ns, hints)]
+    refs: dict[str, list[tuple[str, revisions.Hints]]] = field(
+        default_factory=dict
+    )  # revision -> [(ns, hints)]
     revisions: dict[str, list[str]] = field(default_factory=dict)  # name -> [ns]
     patch_files: set[str] = field(default_factory=set)  # files a kustomization lists as patches
 

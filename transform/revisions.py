@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from transform import convert, fields
-from transform.findings import Finding, error, info, warning
+from transform.findings import Finding, info, warning
 from transform.quantity import QuantityError, canonical
 
 LABEL = "instancetype.kubevirt.io/"
@@ -25,8 +25,14 @@ LABELS = ("object-generation", "object-kind", "object-name", "object-uid", "obje
 VERSION_LABEL = LABEL + "object-version"
 LATEST_VERSION = "v1beta1"
 NAMESPACED_KIND = {"instancetype": "VirtualMachineInstancetype", "preference": "VirtualMachinePreference"}
-CLUSTER_KIND = {"instancetype": "VirtualMachineClusterInstancetype", "preference": "VirtualMachineClusterPreference"}
-SYNTHETIC_NAME = {"instancetype": "old-version-of-instancetype-object", "preference": "old-version-of-preference-object"}
+CLUSTER_KIND = {
+    "instancetype": "VirtualMachineClusterInstancetype",
+    "preference": "VirtualMachineClusterPreference",
+}
+SYNTHETIC_NAME = {
+    "instancetype": "old-version-of-instancetype-object",
+    "preference": "old-version-of-preference-object",
+}
 STRIPPED_META = ("labels", "annotations", "finalizers", "ownerReferences", "managedFields")
 SERVER_SET = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "selfLink")
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
@@ -41,13 +47,23 @@ _OMITEMPTY = {
         *[
             ("devices", k)
             for k in (
-                "preferredSoundModel", "preferredInterfaceModel", "preferredInputBus", "preferredInputType",
-                "preferredDiskBus", "preferredLunBus", "preferredCdromBus", "preferredDiskCache", "preferredDiskIO",
+                "preferredSoundModel",
+                "preferredInterfaceModel",
+                "preferredInputBus",
+                "preferredInputType",
+                "preferredDiskBus",
+                "preferredLunBus",
+                "preferredCdromBus",
+                "preferredDiskCache",
+                "preferredDiskIO",
             )
         ],
     ],
 }
-_QUANTITIES = {"instancetype": [("memory", "guest"), ("memory", "maxGuest")], "preference": [("requirements", "memory", "guest")]}
+_QUANTITIES = {
+    "instancetype": [("memory", "guest"), ("memory", "maxGuest")],
+    "preference": [("requirements", "memory", "guest")],
+}
 
 
 class RevisionError(Exception):
@@ -141,7 +157,9 @@ def decode(data: Any) -> Decoded:
             "fails with \"Object 'Kind' is missing\"",
         )
     if not isinstance(api_version, str) or "/" not in api_version:
-        raise RevisionError("revision.bad-api-version", f"payload apiVersion {api_version!r} is not group/version")
+        raise RevisionError(
+            "revision.bad-api-version", f"payload apiVersion {api_version!r} is not group/version"
+        )
     group, version = api_version.rsplit("/", 1)
     if group == "instancetype.kubevirt.io" and version in fields.VERSIONS:
         family = fields.family_of(str(kind))
@@ -157,11 +175,20 @@ def decode(data: Any) -> Decoded:
     if group == "flavor.kubevirt.io" and upgraded:
         family = fields.family_of(upgraded[1])
         if family:
-            d = _decode_object({**data, "apiVersion": "instancetype.kubevirt.io/v1alpha1", "kind": upgraded[1]},
-                               family, "v1alpha1", upgraded[1])
+            d = _decode_object(
+                {**data, "apiVersion": "instancetype.kubevirt.io/v1alpha1", "kind": upgraded[1]},
+                family,
+                "v1alpha1",
+                upgraded[1],
+            )
             d.fmt = "flavor/v1alpha1"
-            d.findings.append(info("revision.flavor", "flavor.kubevirt.io payload (KubeVirt v0.55 and older) "
-                                   "converted to its instancetype.kubevirt.io kind; KubeVirt itself cannot read it"))
+            d.findings.append(
+                info(
+                    "revision.flavor",
+                    "flavor.kubevirt.io payload (KubeVirt v0.55 and older) "
+                    "converted to its instancetype.kubevirt.io kind; KubeVirt itself cannot read it",
+                )
+            )
             return d
     raise RevisionError(
         "revision.unknown-version",
@@ -184,14 +211,17 @@ def _decode_wrapper(data: dict[str, Any]) -> Decoded:
             ("data", "spec"),
         ) from None
     if not isinstance(spec, dict):
-        raise RevisionError("revision.bad-wrapper", "data.spec does not decode to a JSON object", ("data", "spec"))
+        raise RevisionError(
+            "revision.bad-wrapper", "data.spec does not decode to a JSON object", ("data", "spec")
+        )
     for family in ("preference", "instancetype"):
         if _strict_spec(spec, family):
             return Decoded("F1", family, NAMESPACED_KIND[family], {"spec": spec})
     raise RevisionError(
         "revision.bad-wrapper",
         "the wrapper's spec has fields that neither a v1alpha1 instancetype nor a preference has: "
-        f"{', '.join(sorted(map(str, spec)))} (KubeVirt decodes it strictly and fails with \"Object 'Kind' is missing\")",
+        f"{', '.join(sorted(map(str, spec)))} (KubeVirt decodes it strictly and fails with "
+        "\"Object 'Kind' is missing\")",
         ("data", "spec"),
     )
 
@@ -240,7 +270,9 @@ def _go_encode(spec: dict[str, Any], family: str) -> dict[str, Any]:
             try:
                 parent[path[-1]] = canonical(parent[path[-1]])
             except QuantityError as exc:
-                raise RevisionError("revision.bad-quantity", f"invalid quantity: {exc}", ("data", "spec", *path)) from None
+                raise RevisionError(
+                    "revision.bad-quantity", f"invalid quantity: {exc}", ("data", "spec", *path)
+                ) from None
     return spec
 
 
@@ -280,12 +312,14 @@ def upgrade_revision(doc: dict[str, Any], *, rename: bool = False, hints: Hints 
     if labels.get(VERSION_LABEL) == LATEST_VERSION:
         if decoded.fmt == LATEST_VERSION:
             return None
-        findings.append(warning(
-            "revision.label-lies",
-            f"labelled object-version v1beta1 but the payload is {decoded.fmt}: KubeVirt trusts the label and "
-            "would never upgrade it; upgraded here",
-            ("metadata", "labels", VERSION_LABEL),
-        ))
+        findings.append(
+            warning(
+                "revision.label-lies",
+                f"labelled object-version v1beta1 but the payload is {decoded.fmt}: KubeVirt trusts the label and "
+                "would never upgrade it; upgraded here",
+                ("metadata", "labels", VERSION_LABEL),
+            )
+        )
     name = str(meta.get("name") or "")
     own = owner(doc)
     vm_name = str(own.get("name")) if own and own.get("kind") == "VirtualMachine" else hints.vm_name
@@ -301,8 +335,12 @@ def upgrade_revision(doc: dict[str, Any], *, rename: bool = False, hints: Hints 
         if ident.uid:
             obj_meta["uid"] = ident.uid
         spec = convert.convert_spec(decoded.obj["spec"], family, "instancetype.kubevirt.io/v1alpha1")
-        payload = {"apiVersion": convert.LATEST, "kind": kind, "metadata": obj_meta,
-                   "spec": _go_encode(spec, family)}
+        payload = {
+            "apiVersion": convert.LATEST,
+            "kind": kind,
+            "metadata": obj_meta,
+            "spec": _go_encode(spec, family),
+        }
     else:
         src = decoded.obj
         kind = decoded.kind
@@ -313,40 +351,56 @@ def upgrade_revision(doc: dict[str, Any], *, rename: bool = False, hints: Hints 
         pmeta = payload.get("metadata") if isinstance(payload.get("metadata"), dict) else {}
         for key in STRIPPED_META:
             if key in pmeta:
-                findings.append(info("revision.stripped-metadata", "removed from the stored object, as KubeVirt "
-                                     "does when it stores one", ("data", "metadata", key)))
+                findings.append(
+                    info(
+                        "revision.stripped-metadata",
+                        "removed from the stored object, as KubeVirt does when it stores one",
+                        ("data", "metadata", key),
+                    )
+                )
                 del pmeta[key]
         pmeta.setdefault("creationTimestamp", None)
         payload["metadata"] = pmeta
-        ident = Identity(str(pmeta.get("name") or ""), str(pmeta.get("uid") or ""),
-                         int(pmeta.get("generation") or 0), kind)
+        ident = Identity(
+            str(pmeta.get("name") or ""), str(pmeta.get("uid") or ""), int(pmeta.get("generation") or 0), kind
+        )
     new = copy.deepcopy(doc)
     new["data"] = payload
     nmeta = new.setdefault("metadata", {})
     if not isinstance(nmeta.get("labels"), dict):
         nmeta["labels"] = {}
-    nmeta["labels"].update({
-        LABEL + "object-generation": str(ident.generation),
-        LABEL + "object-kind": kind,
-        LABEL + "object-name": ident.name,
-        LABEL + "object-uid": ident.uid,
-        LABEL + "object-version": LATEST_VERSION,
-    })
+    nmeta["labels"].update(
+        {
+            LABEL + "object-generation": str(ident.generation),
+            LABEL + "object-kind": kind,
+            LABEL + "object-name": ident.name,
+            LABEL + "object-uid": ident.uid,
+            LABEL + "object-version": LATEST_VERSION,
+        }
+    )
     new_name = name
     if rename:
         new_name = _rename(new, name, own, ident, findings)
     return Upgrade(new, findings, name, new_name, decoded.fmt, decoded.fmt == "F1")
 
 
-def _recover(decoded: Decoded, name: str, vm_name: str | None, labels: dict[str, Any], hints: Hints,
-             findings: list[Finding]) -> tuple[Identity, str]:
+def _recover(
+    decoded: Decoded,
+    name: str,
+    vm_name: str | None,
+    labels: dict[str, Any],
+    hints: Hints,
+    findings: list[Finding],
+) -> tuple[Identity, str]:
     family = decoded.family
     if hints.family and hints.family != family:
-        findings.append(warning(
-            "revision.family-mismatch",
-            f"the VM references this revision as its {hints.family}, but the payload decodes as a {family} "
-            "(KubeVirt tries preference first)",
-        ))
+        findings.append(
+            warning(
+                "revision.family-mismatch",
+                f"the VM references this revision as its {hints.family}, but the payload decodes as a {family} "
+                "(KubeVirt tries preference first)",
+            )
+        )
     kind = NAMESPACED_KIND[family]
     kind_source = ""
     if hints.kind is not None and hints.family in (None, family):
@@ -363,34 +417,46 @@ def _recover(decoded: Decoded, name: str, vm_name: str | None, labels: dict[str,
             gen = 0
         ident = Identity(str(labels[LABEL + "object-name"]), str(labels.get(LABEL + "object-uid") or ""), gen)
     if ident is None:
-        findings.append(warning(
-            "revision.synthetic-identity",
-            f"a v1alpha1 wrapper records no object identity and none could be recovered from the revision name "
-            f"{name!r} (expected <vm>-<object>-<uid>-<generation> with a VM owner): using KubeVirt's synthetic "
-            f"{SYNTHETIC_NAME[family]!r}, which KubeVirt v1.6+ will not match to the VM's spec name",
-        ))
+        findings.append(
+            warning(
+                "revision.synthetic-identity",
+                f"a v1alpha1 wrapper records no object identity and none could be recovered from the revision name "
+                f"{name!r} (expected <vm>-<object>-<uid>-<generation> with a VM owner): using KubeVirt's synthetic "
+                f"{SYNTHETIC_NAME[family]!r}, which KubeVirt v1.6+ will not match to the VM's spec name",
+            )
+        )
         return Identity(SYNTHETIC_NAME[family]), NAMESPACED_KIND[family]
     if not kind_source:
-        findings.append(warning(
-            "revision.kind-guessed",
-            f"no VM in the inputs references this revision and it has no object-kind label: assuming the "
-            f"namespaced kind {kind} (KubeVirt's choice); pass the VM along to recover the real kind",
-        ))
-    findings.append(info(
-        "revision.identity-recovered",
-        f"recovered {kind} {ident.name!r} (uid {ident.uid}, generation {ident.generation}) from the revision "
-        f"name{' and ' + kind_source if kind_source else ''}; KubeVirt would have used {SYNTHETIC_NAME[family]!r}",
-    ))
+        findings.append(
+            warning(
+                "revision.kind-guessed",
+                f"no VM in the inputs references this revision and it has no object-kind label: assuming the "
+                f"namespaced kind {kind} (KubeVirt's choice); pass the VM along to recover the real kind",
+            )
+        )
+    findings.append(
+        info(
+            "revision.identity-recovered",
+            f"recovered {kind} {ident.name!r} (uid {ident.uid}, generation {ident.generation}) from the revision "
+            f"name{' and ' + kind_source if kind_source else ''}; KubeVirt would have used {SYNTHETIC_NAME[family]!r}",
+        )
+    )
     return ident, kind
 
 
-def _rename(new: dict[str, Any], name: str, own: dict[str, Any] | None, ident: Identity,
-            findings: list[Finding]) -> str:
+def _rename(
+    new: dict[str, Any], name: str, own: dict[str, Any] | None, ident: Identity, findings: list[Finding]
+) -> str:
     meta = new["metadata"]
     if not own or own.get("kind") != "VirtualMachine" or not own.get("name"):
-        why = "owned by a VirtualMachineSnapshot (restores derive names from it)" if own else "it has no VM owner"
-        findings.append((info if own else warning)(
-            "revision.name-kept", f"name kept: {why}", ("metadata", "name")))
+        why = (
+            "owned by a VirtualMachineSnapshot (restores derive names from it)"
+            if own
+            else "it has no VM owner"
+        )
+        findings.append(
+            (info if own else warning)("revision.name-kept", f"name kept: {why}", ("metadata", "name"))
+        )
         return name
     new_name = f"{own['name']}-{ident.name}-{LATEST_VERSION}-{ident.uid}-{ident.generation}"
     meta["name"] = new_name

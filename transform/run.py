@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-
 from typing import TYPE_CHECKING
 
 from transform import textio
@@ -14,8 +13,8 @@ from transform.sources import Input, Skipped
 
 if TYPE_CHECKING:  # the engine imports PyYAML: only pay for it when a file needs parsing
     from transform.engine import FileResult
-    from transform.settings import Settings
     from transform.index import Index
+    from transform.settings import Settings
 
 INDEX_NEEDLES = ("ControllerRevision", "VirtualMachine", "Kustomization")
 
@@ -60,7 +59,9 @@ def read_inputs(found: Iterable[Input | Skipped], run: RunResult) -> list[Item]:
             with open(entry.path, "rb") as fh:
                 data = fh.read()
         except OSError as exc:
-            run.findings.append(error("input.unreadable", f"cannot read: {exc.strerror or exc}", file=entry.display))
+            run.findings.append(
+                error("input.unreadable", f"cannot read: {exc.strerror or exc}", file=entry.display)
+            )
             continue
         if not textio.is_candidate(data):
             try:
@@ -101,8 +102,13 @@ def _patch_names(index: Index, items: list[Item]) -> None:
             index.patch_files.add(item.name)
 
 
-def upgrade_items(items: list[Item], settings: Settings, run: RunResult,
-                  progress: Callable[[int, int], None] | None = None, jobs: int = 1) -> Index:
+def upgrade_items(
+    items: list[Item],
+    settings: Settings,
+    run: RunResult,
+    progress: Callable[[int, int], None] | None = None,
+    jobs: int = 1,
+) -> Index:
     from transform.engine import upgrade_file
 
     index = build_index(items, settings)
@@ -117,8 +123,9 @@ def upgrade_items(items: list[Item], settings: Settings, run: RunResult,
                 del index.renames[old]
             results = [
                 upgrade_file(item.name, item.data, settings, index)
-                if any(f.code == "reference.renamed" for f in r.findings) else r
-                for item, r in zip(items, results)
+                if any(f.code == "reference.renamed" for f in r.findings)
+                else r
+                for item, r in zip(items, results, strict=False)
             ]
     run.results.extend(results)
     return index
@@ -133,8 +140,13 @@ def _work(args: tuple[str, bytes, Settings, Index]) -> FileResult:
     return upgrade_file(*args)
 
 
-def _upgrade_all(items: list[Item], settings: Settings, index: Index, jobs: int,
-                 progress: Callable[[int, int], None] | None) -> list[FileResult]:
+def _upgrade_all(
+    items: list[Item],
+    settings: Settings,
+    index: Index,
+    jobs: int,
+    progress: Callable[[int, int], None] | None,
+) -> list[FileResult]:
     """Results in input order whatever the scheduling; worker processes only for large runs."""
     from transform.engine import upgrade_file
 
@@ -150,7 +162,9 @@ def _upgrade_all(items: list[Item], settings: Settings, index: Index, jobs: int,
 
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         out = []
-        for n, res in enumerate(pool.map(_work, [(i.name, i.data, settings, index) for i in items], chunksize=8)):
+        for n, res in enumerate(
+            pool.map(_work, [(i.name, i.data, settings, index) for i in items], chunksize=8)
+        ):
             out.append(res)
             if progress:
                 progress(n + 1, len(items))

@@ -32,15 +32,21 @@ def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> l
             found += [f.at(path=("data",) + f.path) for f in validation.validate_payload(data)]
             fmt = releases.payload_format(data)
             if fmt and not releases.reads_payload(settings.target, fmt):
-                found.append(warning(
-                    "target.unreadable-payload",
-                    f"KubeVirt {releases.text(settings.target)} cannot read this {fmt} payload: run "
-                    "`instancetype-upgrade fix`", ("data",)))
+                found.append(
+                    warning(
+                        "target.unreadable-payload",
+                        f"KubeVirt {releases.text(settings.target)} cannot read this {fmt} payload: run "
+                        "`instancetype-upgrade fix`",
+                        ("data",),
+                    )
+                )
         return found
     found = validation.validate_document(obj, partial=partial, strict=settings.strict)
     if api.split("/")[0] in ("instancetype.kubevirt.io", "flavor.kubevirt.io") or kind == "VirtualMachine":
-        found += [f if f.severity is not Severity.ERROR else f.at(severity=Severity.WARNING)
-                  for f in releases.target_findings(obj, settings.target)]
+        found += [
+            f if f.severity is not Severity.ERROR else f.at(severity=Severity.WARNING)
+            for f in releases.target_findings(obj, settings.target)
+        ]
     return found
 
 
@@ -60,15 +66,31 @@ def validate_items(items: list[Item], settings: Settings, run: RunResult) -> Non
                 continue
             locate = _locator(item.name, pd, source.text.count("\n", 0, pd.chunk.start))
             for path, _ in pd.doc.duplicates:
-                result.findings.append(locate(Finding(
-                    Severity.ERROR if settings.strict else Severity.WARNING, "input.duplicate-key",
-                    "duplicate key: Kubernetes keeps the last value", path=path)))
+                result.findings.append(
+                    locate(
+                        Finding(
+                            Severity.ERROR if settings.strict else Severity.WARNING,
+                            "input.duplicate-key",
+                            "duplicate key: Kubernetes keeps the last value",
+                            path=path,
+                        )
+                    )
+                )
             if not isinstance(pd.doc.value, dict):
-                result.findings.append(locate(error("input.not-an-object", "document is not a Kubernetes object")))
+                result.findings.append(
+                    locate(error("input.not-an-object", "document is not a Kubernetes object"))
+                )
                 continue
             for path, obj in _walk(pd.doc.value, ()):
-                ref = "/".join(str(x) for x in (obj.get("kind"), (obj.get("metadata") or {}).get("namespace"),
-                                                 (obj.get("metadata") or {}).get("name")) if x)
+                ref = "/".join(
+                    str(x)
+                    for x in (
+                        obj.get("kind"),
+                        (obj.get("metadata") or {}).get("namespace"),
+                        (obj.get("metadata") or {}).get("name"),
+                    )
+                    if x
+                )
                 partial = item.name in index.patch_files
                 for f in validate_object(obj, settings, partial):
                     result.findings.append(locate(f.at(path=path + f.path, object=ref)))

@@ -31,6 +31,7 @@ def resolve_tag(plain: str) -> str:
     """The tag a plain (unquoted) scalar gets in Kubernetes' YAML 1.1 reading."""
     return _RESOLVER.resolve(ScalarNode, plain, (True, False))
 
+
 MAX_DEPTH = 500
 MAX_EXPANDED_NODES = 2_000_000
 
@@ -65,9 +66,7 @@ class _Constructor(yaml.constructor.SafeConstructor):
 
 
 _Constructor.add_constructor(_TIMESTAMP, yaml.constructor.SafeConstructor.construct_yaml_str)
-_Constructor.add_constructor(
-    "tag:yaml.org,2002:binary", yaml.constructor.SafeConstructor.construct_yaml_str
-)
+_Constructor.add_constructor("tag:yaml.org,2002:binary", yaml.constructor.SafeConstructor.construct_yaml_str)
 
 
 def _check_depth(text: str) -> None:
@@ -83,9 +82,7 @@ def _check_depth(text: str) -> None:
             worst = max(worst, depth)
         if worst > MAX_DEPTH:
             raise ParseError(f"nesting deeper than {MAX_DEPTH} levels; refusing to parse")
-    if re.search(r"^ {%d,}\S" % (MAX_DEPTH * 2), text, re.M) or re.search(
-        r"(?:-[ \t]+){%d,}" % MAX_DEPTH, text
-    ):
+    if re.search(rf"^ {{{MAX_DEPTH * 2},}}\S", text, re.M) or re.search(rf"(?:-[ \t]+){{{MAX_DEPTH},}}", text):
         raise ParseError(f"nesting deeper than {MAX_DEPTH} levels; refusing to parse")
 
 

@@ -41,8 +41,13 @@ class Step:
 
 def _step(module: Any) -> Step:
     return Step(
-        module.GROUP, module.VERSION, module.TO_GROUP, module.TO_VERSION, module.convert_spec,
-        dict(getattr(module, "KINDS", {})), (module.__doc__ or "").strip(),
+        module.GROUP,
+        module.VERSION,
+        module.TO_GROUP,
+        module.TO_VERSION,
+        module.convert_spec,
+        dict(getattr(module, "KINDS", {})),
+        (module.__doc__ or "").strip(),
     )
 
 
