@@ -277,3 +277,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 # --- subcommands defined in their own modules (each imports only click at module level) ---
+from transform.cmd_krm import krm  # noqa: E402
+
+cli.add_command(krm)
