@@ -32,7 +32,7 @@ def resolve_tag(plain: str) -> str:
     return _RESOLVER.resolve(ScalarNode, plain, (True, False))
 
 
-MAX_DEPTH = 500
+MAX_DEPTH = 200  # the schema validator (jsonschema_rs) gives up at ~256 levels; Python recursion at ~490
 MAX_EXPANDED_NODES = 2_000_000
 
 
@@ -111,7 +111,30 @@ def _expanded_size(root: Node) -> int:
     return memo.get(id(root), 1)
 
 
-def _duplicates(node: Node, path: tuple[Any, ...], out: list[tuple[tuple[Any, ...], Node]]) -> None:
+def _node_depth(root: Node) -> int:
+    """Nesting depth of the composed tree, iteratively; an alias (a node seen before) is not re-entered."""
+    worst = 0
+    seen: set[int] = set()
+    stack: list[tuple[Node, int]] = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        worst = max(worst, depth)
+        if isinstance(node, MappingNode):
+            stack.extend((n, depth + 1) for pair in node.value for n in pair)
+        elif isinstance(node, SequenceNode):
+            stack.extend((n, depth + 1) for n in node.value)
+    return worst
+
+
+def _duplicates(node: Node, path: tuple[Any, ...], out: list[tuple[tuple[Any, ...], Node]],
+                seen: set[int] | None = None) -> None:
+    seen = set() if seen is None else seen
+    if id(node) in seen:  # an alias: already checked where it was defined (and never expanded: billion laughs)
+        return
+    seen.add(id(node))
     if isinstance(node, MappingNode):
         seen: set[str] = set()
         for k, v in node.value:
@@ -120,10 +143,10 @@ def _duplicates(node: Node, path: tuple[Any, ...], out: list[tuple[tuple[Any, ..
                 if key in seen:
                     out.append((path + (key,), k))
                 seen.add(key)
-            _duplicates(v, path + (key,), out)
+            _duplicates(v, path + (key,), out, seen)
     elif isinstance(node, SequenceNode):
         for i, item in enumerate(node.value):
-            _duplicates(item, path + (i,), out)
+            _duplicates(item, path + (i,), out, seen)
 
 
 def _plain_keys(value: Any) -> Any:
@@ -144,7 +167,7 @@ def compose(text: str) -> Node | None:
     """Compose one document's text (no `---` splitting here) into a node tree."""
     _check_depth(text)
     try:
-        return yaml.compose(text, Loader=_Loader)
+        root = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         msg = " ".join(p for p in (exc.context, exc.problem) if p)
@@ -153,6 +176,10 @@ def compose(text: str) -> Node | None:
         ) from None
     except yaml.YAMLError as exc:
         raise ParseError(f"invalid YAML: {exc}") from None
+    if root is not None and _node_depth(root) > MAX_DEPTH:
+        raise ParseError(f"nesting deeper than {MAX_DEPTH} levels; refusing to parse",
+                         root.start_mark.line + 1, root.start_mark.column + 1)
+    return root
 
 
 def construct(root: Node) -> Any:
@@ -178,9 +205,10 @@ def parse(text: str) -> Document | None:
     root = compose(text)
     if root is None:
         return None
+    value = construct(root)  # first: it refuses alias bombs before anything walks the tree
     dups: list[tuple[tuple[Any, ...], Node]] = []
     _duplicates(root, (), dups)
-    return Document(root, construct(root), dups)
+    return Document(root, value, dups)
 
 
 # --- navigation ---------------------------------------------------------------------------
