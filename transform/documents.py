@@ -130,7 +130,7 @@ def _object(
     index: Index,
     file: str,
 ) -> None:
-    upgraded = convert.upgrade_kind(api, kind)
+    upgraded = convert.upgrade_kind(api, kind) if api != convert.LATEST else None
     if upgraded is None or fields.family_of(upgraded[1]) is None:
         if api == convert.LATEST and kind in fields.FAMILY_OF_KIND:
             out.findings.extend(_check_current(obj, settings, partial=file in index.patch_files))

@@ -140,12 +140,16 @@ def _outputs(
 def _copy_unchanged(result: RunResult, items: list[Item], output_dir: str) -> None:
     """--output-dir holds the upgraded tree: files that need no change are written as they are."""
     changed = {r.name for r in result.results if r.changed and not r.failed}
-    for item in items:
-        if item.name not in changed and item.input is not None:
-            try:
-                sinks.write_copy(output_dir, item.input.rel, item.data)
-            except sinks.WriteError as exc:
-                result.findings.append(error("output.write", str(exc), file=item.name))
+    unchanged = [(i.name, i.input, i.data) for i in items if i.name not in changed and i.input is not None]
+    unchanged += [(p.display, p, None) for p in result.passthrough]
+    for name, entry, data in unchanged:
+        try:
+            if data is None:
+                with open(entry.path, "rb") as fh:
+                    data = fh.read()
+            sinks.write_copy(output_dir, entry.rel, data)
+        except (OSError, sinks.WriteError) as exc:
+            result.findings.append(error("output.write", str(exc), file=name))
 
 
 def _report(command: str, result: RunResult, c: Common) -> None:

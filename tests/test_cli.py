@@ -1,0 +1,161 @@
+"""The command-line contract: exit codes, stdin/stdout, --output-dir, report formats."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "gitops-repo"
+OLD = "apiVersion: instancetype.kubevirt.io/v1alpha1  # keep me\nkind: VirtualMachinePreference\nmetadata:\n  name: p\nspec: {}\n"
+NEW = OLD.replace("v1alpha1", "v1beta1")
+BAD = "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\nmetadata: {name: x}\nspec:\n  cpu: {guest: two}\n  memory: {guest: 1Gi}\n"
+
+
+def cli(*args: str, stdin: bytes | None = None, cwd: pathlib.Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "transform", *args], input=stdin, capture_output=True, cwd=cwd,
+                          timeout=120)
+
+
+@pytest.fixture
+def tree(tmp_path: pathlib.Path) -> pathlib.Path:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "old.yaml").write_text(OLD)
+    (tmp_path / "current.yaml").write_text(NEW)
+    (tmp_path / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".hidden" / "old.yaml").write_text(OLD)
+    (tmp_path / "notes.txt").write_text(OLD)
+    return tmp_path
+
+
+def test_fix_rewrites_and_exits_1_then_0(tree: pathlib.Path) -> None:
+    first = cli("fix", str(tree))
+    assert first.returncode == 1, first.stderr
+    assert (tree / "a" / "old.yaml").read_text() == NEW
+    assert (tree / ".hidden" / "old.yaml").read_text() == OLD  # hidden directories are skipped
+    assert (tree / "notes.txt").read_text() == OLD  # only *.yaml, *.yml, *.json
+    assert b"1 file changed, 1 object upgraded" in first.stderr
+    second = cli("fix", str(tree))
+    assert second.returncode == 0, second.stderr
+
+
+def test_check_and_diff_write_nothing(tree: pathlib.Path) -> None:
+    check = cli("check", str(tree))
+    assert check.returncode == 1
+    assert (tree / "a" / "old.yaml").read_text() == OLD
+    assert b"would change" in check.stderr
+    diff = cli("diff", str(tree))
+    assert diff.returncode == 1
+    assert (tree / "a" / "old.yaml").read_text() == OLD
+    lines = diff.stdout.decode().splitlines()
+    assert [ln for ln in lines if ln.startswith(("-api", "+api"))] == [
+        "-apiVersion: instancetype.kubevirt.io/v1alpha1  # keep me",
+        "+apiVersion: instancetype.kubevirt.io/v1beta1  # keep me",
+    ]
+
+
+def test_include_exclude(tree: pathlib.Path) -> None:
+    assert cli("check", str(tree), "--exclude", "a/*").returncode == 0
+    assert cli("check", str(tree), "--include", "*.txt").returncode == 1
+
+
+def test_stdin_mode() -> None:
+    out = cli("fix", "-", stdin=OLD.encode())
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == NEW.encode()
+    same = cli("fix", "-", stdin=NEW.encode())
+    assert same.returncode == 0 and same.stdout == NEW.encode()
+
+
+def test_stdin_error_writes_nothing_to_stdout() -> None:
+    out = cli("fix", "-", stdin=BAD.encode())
+    assert out.returncode == 3
+    assert out.stdout == b""
+    assert b"<stdin>:5:" in out.stderr and b"spec.cpu.guest" in out.stderr
+
+
+def test_output_dir_leaves_inputs_untouched(tree: pathlib.Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    out = tmp_path_factory.mktemp("out")
+    res = cli("fix", str(tree), "--output-dir", str(out))
+    assert res.returncode == 1, res.stderr
+    assert (tree / "a" / "old.yaml").read_text() == OLD
+    assert (out / "a" / "old.yaml").read_text() == NEW
+    assert (out / "cm.yaml").read_text() == (tree / "cm.yaml").read_text()
+
+
+def test_usage_error_exits_2(tree: pathlib.Path) -> None:
+    assert cli("fix").returncode == 2
+    assert cli("fix", str(tree), "--format", "yaml").returncode == 2
+    assert cli("fix", str(tree), "--target-kubevirt", "banana").returncode == 2
+    assert cli("fix", "-", str(tree)).returncode == 2
+
+
+def test_errors_exit_3_and_other_files_still_processed(tree: pathlib.Path) -> None:
+    (tree / "bad.yaml").write_text(BAD)
+    res = cli("fix", str(tree))
+    assert res.returncode == 3
+    assert (tree / "bad.yaml").read_text() == BAD
+    assert (tree / "a" / "old.yaml").read_text() == NEW
+    assert b"bad.yaml:5:" in res.stderr
+
+
+def test_missing_path_is_an_error(tree: pathlib.Path) -> None:
+    res = cli("check", str(tree / "nope.yaml"))
+    assert res.returncode == 3
+    assert b"no such file" in res.stderr
+
+
+def test_json_report(tree: pathlib.Path) -> None:
+    res = cli("check", str(tree), "--format", "json")
+    doc = json.loads(res.stderr)
+    assert doc["summary"]["files_changed"] == 1
+    assert any(f["code"] == "upgraded" and f["line"] == 1 for f in doc["findings"])
+
+
+@pytest.mark.parametrize("fmt", ["junit", "sarif"])
+def test_machine_formats_parse(tree: pathlib.Path, fmt: str) -> None:
+    res = cli("check", str(tree), "--format", fmt)
+    text = res.stderr.decode()
+    if fmt == "sarif":
+        assert json.loads(text)["version"] == "2.1.0"
+    else:
+        import xml.etree.ElementTree as ET
+
+        ET.fromstring(text)
+
+
+def test_validate_old_but_valid_passes_with_warning(tree: pathlib.Path) -> None:
+    res = cli("validate", str(tree))
+    assert res.returncode == 0, res.stderr
+    (tree / "bad.yaml").write_text(BAD)
+    res = cli("validate", str(tree))
+    assert res.returncode == 3
+    assert b"bad.yaml:5:" in res.stderr and b"spec.cpu.guest" in res.stderr
+
+
+def test_help_lists_exit_codes() -> None:
+    res = cli("fix", "--help")
+    assert res.returncode == 0
+    for code in (b"0 ", b"1 ", b"2 ", b"3 ", b"123"):
+        assert code in res.stdout
+
+
+def test_example_repo_round_trip(tmp_path: pathlib.Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, repo)
+    before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+    first = cli("fix", "--rename", str(repo))
+    assert first.returncode == 1, first.stderr
+    after = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+    changed = [p for p in before if before[p] != after[p]]
+    assert changed and all(p.suffix in (".yaml", ".json") for p in changed)
+    assert (repo / "base" / "web-frontend.yaml").read_bytes() == before[repo / "base" / "web-frontend.yaml"]
+    again = cli("fix", "--rename", str(repo))
+    assert again.returncode == 0, again.stderr
+    assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == after
