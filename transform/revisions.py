@@ -276,6 +276,14 @@ def _go_encode(spec: dict[str, Any], family: str) -> dict[str, Any]:
     return spec
 
 
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(v) for v in value]
+    return value
+
+
 def _drop_nulls(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
@@ -335,12 +343,10 @@ def upgrade_revision(doc: dict[str, Any], *, rename: bool = False, hints: Hints 
         if ident.uid:
             obj_meta["uid"] = ident.uid
         spec = convert.convert_spec(decoded.obj["spec"], family, "instancetype.kubevirt.io/v1alpha1")
-        payload = {
-            "apiVersion": convert.LATEST,
-            "kind": kind,
-            "metadata": obj_meta,
-            "spec": _go_encode(spec, family),
-        }
+        # a new payload is written the way `kubectl get -o yaml` prints one: keys sorted
+        payload = _sorted(
+            {"apiVersion": convert.LATEST, "kind": kind, "metadata": obj_meta, "spec": _go_encode(spec, family)}
+        )
     else:
         src = decoded.obj
         kind = decoded.kind
