@@ -280,3 +280,6 @@ def main(argv: list[str] | None = None) -> int:
 from transform.cmd_krm import krm  # noqa: E402
 
 cli.add_command(krm)
+from transform.cmd_backup import backup  # noqa: E402
+
+cli.add_command(backup)

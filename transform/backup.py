@@ -1,0 +1,384 @@
+"""Velero backup tarballs: upgrade the KubeVirt items inside, copy every other entry unchanged.
+
+A backup is a gzip tar: `metadata/version`, then `resources/<resource>[.<group>]/[<version>/ or
+<version>-preferredversion/]{namespaces/<ns>|cluster}/<name>.json` items (compact JSON). Two
+streaming passes over the input, one member in memory at a time:
+
+1. check every entry's path (absolute, `..`, links leaving the archive: refuse the whole archive)
+   and index the candidate items (VMs, snapshot contents, ControllerRevisions), so that --rename
+   and F1 identity recovery see the whole backup, as `fix DIR` does for a tree;
+2. write the output: candidate items through the engine (text edits on the original JSON), all
+   other entries copied with their header fields and bytes.
+
+The output goes to a temporary file in OUT's directory, renamed over OUT at the end. When no
+entry changes, OUT is a byte copy of the input.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import os
+import posixpath
+import re
+import shutil
+import tarfile
+import tempfile
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import IO
+
+from transform import textio
+from transform.engine import FileResult, iter_documents, upgrade_file
+from transform.findings import Finding, error, info, warning
+from transform.index import Index
+from transform.run import INDEX_NEEDLES, RunResult
+from transform.settings import Settings
+
+ITEM = re.compile(
+    r"^resources/(?P<gr>[^/]+)/(?:(?P<ver>v\d+(?:(?:alpha|beta)\d+)?)(?P<pref>-preferredversion)?/)?"
+    r"(?:namespaces/(?P<ns>[^/]+)|cluster)/(?P<name>[^/]+)\.json$"
+)
+OLD_VERSIONS = ("v1alpha1", "v1alpha2")
+_INDEX_NEEDLES = tuple(n.encode() for n in INDEX_NEEDLES)
+_TAIL = 4 * tarfile.RECORDSIZE
+_CHUNK = 1 << 20
+_READ_ERRORS = (tarfile.TarError, EOFError, zlib.error, OSError)
+
+
+class BackupError(Exception):
+    """The archive cannot be processed at all: nothing is written."""
+
+
+class UsageError(Exception):
+    pass
+
+
+@dataclass
+class MemberResult(FileResult):
+    """What the report needs of one upgraded member, without keeping its text (flat memory)."""
+
+    was_changed: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return self.was_changed
+
+
+@dataclass
+class Outcome:
+    run: RunResult = field(default_factory=RunResult)
+    members: int = 0
+    changed: int = 0
+    moved: dict[str, str] = field(default_factory=dict)  # member renamed with its revision: old -> new
+    written: bool = False
+
+
+@dataclass
+class _Scan:
+    index: Index
+    fmt: int = tarfile.PAX_FORMAT
+    gzip_mtime: int = 0
+    revision_paths: set[str] = field(default_factory=set)  # candidate revision members (rename collisions)
+
+
+class _Reader:
+    """The decompressed tar stream; keeps its last bytes to check what follows the archive's end."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self.raw = raw
+        self.pos = 0
+        self.head = b""
+        self.tail = b""
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.raw.read(size)
+        if len(self.head) < 512:
+            self.head += data[: 512 - len(self.head)]
+        self.pos += len(data)
+        self.tail = (self.tail + data)[-_TAIL:]
+        return data
+
+
+@contextmanager
+def _open(path: str) -> Iterator[tuple[tarfile.TarFile, _Reader, gzip.GzipFile]]:
+    with gzip.open(path, "rb") as gz:
+        reader = _Reader(gz)  # type: ignore[arg-type]
+        tf = tarfile.open(fileobj=reader, mode="r|")  # type: ignore[call-overload]
+        yield tf, reader, gz
+
+
+def _members(tf: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
+    while True:
+        m = tf.next()
+        if m is None:
+            return
+        tf.members.clear()  # TarFile keeps every header otherwise
+        yield m
+
+
+def _finish(path: str, tf: tarfile.TarFile, reader: _Reader) -> None:
+    """After the last member only zero blocks may follow; reading to the end checks the gzip CRC."""
+    pending = reader.pos - tf.offset
+    if pending > len(reader.tail) or reader.tail[len(reader.tail) - pending :].strip(b"\0"):
+        raise BackupError(f"{path}: corrupt tar header after byte {tf.offset}: the archive cannot be read "
+                          "completely")
+    while chunk := reader.raw.read(_CHUNK):
+        if chunk.strip(b"\0"):
+            raise BackupError(f"{path}: unexpected data after the end of the tar archive (corrupt header?)")
+
+
+def unsafe(m: tarfile.TarInfo, links: set[str]) -> str | None:
+    """Why this entry must not be in an archive we rewrite, or None."""
+    name = m.name
+    parts = name.split("/")
+    if name.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", name):
+        return "absolute path"
+    if ".." in parts:
+        return "path with a '..' component"
+    if links and any("/".join(parts[:i]) in links for i in range(1, len(parts))):
+        return "path below a symbolic link"
+    if m.issym() or m.islnk():
+        target = m.linkname
+        if target.startswith("/"):
+            return f"link to an absolute path ({target})"
+        base = posixpath.dirname(name) if m.issym() else ""
+        resolved = posixpath.normpath(posixpath.join(base, target))
+        if resolved == ".." or resolved.startswith("../") or (m.islnk() and ".." in target.split("/")):
+            return f"link pointing outside the archive ({target})"
+    if m.issparse():
+        return "sparse file (not written by Velero; not supported)"
+    return None
+
+
+def _is_item(m: tarfile.TarInfo) -> bool:
+    return m.isreg() and m.name.startswith("resources/") and m.name.endswith(".json")
+
+
+def _read(tf: tarfile.TarFile, m: tarfile.TarInfo) -> bytes:
+    fh = tf.extractfile(m)
+    return fh.read() if fh is not None else b""
+
+
+def scan(path: str, settings: Settings, run: RunResult) -> _Scan:
+    """Pass 1: refuse unsafe archives, index the candidate items."""
+    result = _Scan(Index())
+    refused: list[str] = []
+    links: set[str] = set()
+    try:
+        with _open(path) as (tf, reader, gz):
+            for m in _members(tf):
+                why = unsafe(m, links)
+                if why:
+                    refused.append(f"{m.name}: {why}")
+                    continue
+                if m.issym():
+                    links.add(m.name.rstrip("/"))
+                if not _is_item(m) or m.size > settings.max_document_bytes:
+                    continue
+                data = _read(tf, m)
+                if not textio.is_candidate(data):
+                    continue
+                match = ITEM.match(m.name)
+                if match and match["gr"].startswith("controllerrevisions."):
+                    result.revision_paths.add(m.name)
+                if any(n in data for n in _INDEX_NEEDLES):
+                    _index(m.name, data, settings, result.index)
+            _finish(path, tf, reader)
+            if reader.head[257:265] == b"ustar  \0":
+                result.fmt = tarfile.GNU_FORMAT
+            result.gzip_mtime = int(getattr(gz, "mtime", 0) or 0)
+    except BackupError:
+        raise
+    except _READ_ERRORS as exc:
+        raise BackupError(f"{path}: not a readable gzip-compressed tar archive: {_describe(exc)}") from None
+    if refused:
+        shown = "; ".join(refused[:5]) + (f"; and {len(refused) - 5} more" if len(refused) > 5 else "")
+        raise BackupError(f"{path}: refusing an archive with unsafe entries: {shown}")
+    return result
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, EOFError):
+        return "truncated (the compressed data ends early)"
+    return str(exc) or type(exc).__name__
+
+
+def _index(name: str, data: bytes, settings: Settings, index: Index) -> None:
+    try:
+        source = textio.decode(data)
+    except textio.ReadError:
+        return
+    for pd in iter_documents(name, source, settings, [], INDEX_NEEDLES):
+        if pd.doc is not None:
+            index.add_document(pd.doc.value, rename=settings.rename, base=name)
+
+
+def upgrade_backup(path: str, output: str | None, settings: Settings) -> Outcome:
+    """Both passes; writes `output` (unless None) atomically. Raises BackupError, UsageError."""
+    if output is not None and os.path.exists(output) and os.path.samefile(path, output):
+        raise UsageError("the output must not be the input backup (it is never modified)")
+    try:
+        before = os.stat(path)
+    except OSError as exc:
+        raise BackupError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    outcome = Outcome()
+    found = scan(path, settings, outcome.run)
+    if output is None:
+        _pass2(path, None, settings, found, outcome)
+        return outcome
+    directory = os.path.dirname(os.path.abspath(output))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".instancetype-upgrade.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise BackupError(f"{output}: cannot write: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            _pass2(path, fh, settings, found, outcome)
+        if not outcome.changed:
+            shutil.copyfile(path, tmp)  # nothing to change: the very same bytes
+        _check_unchanged(path, before)
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        mode = os.stat(output).st_mode & 0o7777 if os.path.exists(output) else 0o644
+        os.chmod(tmp, mode)
+        os.replace(tmp, output)
+        tmp = ""
+        outcome.written = True
+    except OSError as exc:
+        raise BackupError(f"{output}: cannot write: {exc.strerror or exc}") from None
+    finally:
+        if tmp:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+    return outcome
+
+
+def _check_unchanged(path: str, before: os.stat_result) -> None:
+    after = os.stat(path)
+    if (after.st_size, after.st_mtime_ns, after.st_ino) != (before.st_size, before.st_mtime_ns, before.st_ino):
+        raise BackupError(f"{path}: the backup changed while it was being read; nothing written")
+
+
+def _pass2(path: str, fh: IO[bytes] | None, settings: Settings, found: _Scan, outcome: Outcome) -> None:
+    try:
+        with _open(path) as (tf, reader, _gz):
+            if fh is None:
+                for m in _members(tf):
+                    outcome.members += 1
+                    if _is_item(m) and m.size <= settings.max_document_bytes:
+                        _member(m, _read(tf, m), settings, found, outcome)
+                    elif _is_item(m):
+                        _too_large(m, settings, outcome)
+            else:
+                with gzip.GzipFile(filename="", mode="wb", fileobj=fh, compresslevel=6,
+                                   mtime=found.gzip_mtime) as gzout, \
+                        tarfile.open(fileobj=gzout, mode="w|", format=found.fmt) as out:  # type: ignore[call-overload]
+                    for m in _members(tf):
+                        outcome.members += 1
+                        if _is_item(m) and m.size <= settings.max_document_bytes:
+                            data = _read(tf, m)
+                            new, info_ = _member(m, data, settings, found, outcome)
+                            out.addfile(info_, _bytes_io(new))
+                            continue
+                        if _is_item(m):
+                            _too_large(m, settings, outcome)
+                        if m.islnk() and m.linkname in outcome.moved:
+                            m = copy.copy(m)
+                            m.linkname = outcome.moved[m.linkname]
+                        out.addfile(m, tf.extractfile(m) if m.isreg() else None)
+            _finish(path, tf, reader)
+    except BackupError:
+        raise
+    except _READ_ERRORS as exc:
+        if fh is not None and isinstance(exc, OSError) and not isinstance(exc, gzip.BadGzipFile) and \
+                exc.filename is None and exc.errno is not None:
+            raise BackupError(f"cannot write the output: {exc.strerror or exc}") from None
+        raise BackupError(f"{path}: not a readable gzip-compressed tar archive: {_describe(exc)}") from None
+
+
+def _bytes_io(data: bytes) -> IO[bytes]:
+    import io
+
+    return io.BytesIO(data)
+
+
+def _too_large(m: tarfile.TarInfo, settings: Settings, outcome: Outcome) -> None:
+    outcome.run.findings.append(warning(
+        "input.too-large", f"item is {m.size} bytes, over --max-document-size ({settings.max_document_bytes}): "
+        "copied without looking at it", file=m.name))
+
+
+def _member(m: tarfile.TarInfo, data: bytes, settings: Settings, found: _Scan,
+            outcome: Outcome) -> tuple[bytes, tarfile.TarInfo]:
+    """Upgrade one item; returns the bytes and header to write (the original ones unless it changed)."""
+    if not textio.is_candidate(data):
+        return data, m
+    r = upgrade_file(m.name, data, settings, found.index)
+    changed = r.changed and not r.failed and r.source is not None and r.new_text is not None
+    slim = MemberResult(m.name, findings=r.findings, upgraded=r.upgraded, renames=r.renames if changed else [],
+                        was_changed=changed)
+    outcome.run.results.append(slim)
+    outcome.run.files_seen += 1
+    if not changed or r.source is None or r.new_text is None:
+        return data, m
+    outcome.changed += 1
+    new = r.source.encode(r.new_text)
+    header = copy.copy(m)
+    header.pax_headers = {k: v for k, v in m.pax_headers.items() if k not in ("size", "path")}
+    header.size = len(new)
+    header.name = _new_path(m.name, slim, found, outcome)
+    slim.findings.extend(_path_notes(m.name, r))
+    return new, header
+
+
+def _new_path(name: str, r: FileResult, found: _Scan, outcome: Outcome) -> str:
+    """A renamed revision is stored under its new name (Velero finds additional items by path)."""
+    match = ITEM.match(name)
+    if not r.renames or match is None or not match["gr"].startswith("controllerrevisions."):
+        return name
+    renamed = {old: new for _ns, old, new in r.renames}
+    new_name = renamed.get(match["name"])
+    if not new_name:
+        return name
+    new_path = name[: match.start("name")] + new_name + ".json"
+    if new_path in found.revision_paths:
+        r.findings.append(warning(
+            "backup.path-kept", f"the revision is renamed to {new_name}, but {new_path} is already in the "
+            "backup: the item stays under its old file name", file=name))
+        return name
+    outcome.moved[name] = new_path
+    r.findings.append(info("backup.path-renamed", f"stored as {new_path} (its new name)", file=name))
+    return new_path
+
+
+def _path_notes(name: str, r: FileResult) -> list[Finding]:
+    match = ITEM.match(name)
+    if match is None:
+        return []
+    gr, ver = match["gr"], match["ver"]
+    notes: list[Finding] = []
+    if ver in OLD_VERSIONS and gr.endswith(".instancetype.kubevirt.io"):
+        notes.append(info(
+            "backup.version-dir",
+            f"the object is now v1beta1 but stays under {ver}{match['pref'] or ''}/ (paths are kept): Velero "
+            f"restores it from resources/{gr}/{'namespaces/…' if match['ns'] else 'cluster'}/ (upgraded too) "
+            f"unless --features=EnableAPIGroupVersions picks this directory, which still works because "
+            "Velero creates what the file holds", file=name))
+    if gr.endswith(".flavor.kubevirt.io"):
+        notes.append(warning(
+            "backup.flavor-dir",
+            f"upgraded to an instancetype.kubevirt.io kind, but the item stays under resources/{gr}/: "
+            "Velero restores it as a flavor.kubevirt.io resource, which no current KubeVirt serves; apply "
+            "the upgraded object by hand", file=name))
+    return notes
+
+
+def error_outcome(message: str) -> Outcome:
+    outcome = Outcome()
+    outcome.run.findings.append(error("backup.unreadable", message))
+    return outcome
