@@ -26,7 +26,7 @@ Exit codes:
 
 LIMITS_HELP = """\b
 Limits: documents over --max-document-size (default 16 MiB) are refused; nesting deeper
-than 500 levels and alias expansions over 2,000,000 nodes are rejected.
+than 200 levels and alias expansions over 2,000,000 nodes are rejected.
 """
 
 
@@ -283,3 +283,6 @@ cli.add_command(krm)
 from transform.cmd_backup import backup  # noqa: E402
 
 cli.add_command(backup)
+from transform.cmd_scan import scan  # noqa: E402
+
+cli.add_command(scan)
