@@ -102,7 +102,10 @@ def _expanded_size(root: Node) -> int:
             [n for pair in node.value for n in pair] if isinstance(node, MappingNode) else list(node.value)
         )
         if not done:
-            memo[key] = -1  # in progress: a recursive alias counts once
+            memo[key] = -1  # in progress: exactly the nodes on the path from the root to this one
+            if any(memo.get(id(c)) == -1 for c in children):
+                raise ParseError("recursive alias: a node contains itself (Kubernetes rejects it too)",
+                                 node.start_mark.line + 1, node.start_mark.column + 1)
             stack.append((node, True))
             stack.extend((c, False) for c in children if id(c) not in memo)
         else:

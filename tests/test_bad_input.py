@@ -1,0 +1,300 @@
+"""Bad input, mixed into a tree of valid old objects: one clear message naming the file (and line:column
+where there is one), the bad file byte-identical, every other file still upgraded, exit 3 - never a
+traceback (123), a hang or a memory blow-up. Run through the real CLI in a subprocess."""
+
+from __future__ import annotations
+
+import base64
+import codecs
+import os
+import pathlib
+import re
+import resource
+import subprocess
+import sys
+
+import pytest
+
+from transform.engine import upgrade_file
+from transform.index import Index
+from transform.settings import Settings
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+OBJECTS = ROOT / "fixtures" / "objects"
+GOOD = ["instancetype-v1alpha1.yaml", "preference-v1alpha2.yaml", "clusterpreference-v1alpha2.json"]
+TIMEOUT = 60
+MEMORY_LIMIT = 2 << 30  # 2 GiB of address space: a blow-up fails the run instead of the machine
+
+IT = "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\n"
+IT2 = "apiVersion: instancetype.kubevirt.io/v1alpha2\nkind: VirtualMachineInstancetype\n"
+CR = (
+    "apiVersion: apps/v1\nkind: ControllerRevision\nmetadata:\n  name: vm-x-csmall-1\n  namespace: default\n"
+    "  ownerReferences:\n  - apiVersion: kubevirt.io/v1\n    kind: VirtualMachine\n    name: vm-x\n"
+    "    uid: 7ad77f47-ee51-4024-8d5b-4141aec7b04c\n    controller: true\n"
+)
+
+
+def _billion_laughs() -> str:
+    text = IT + "metadata:\n  name: lol\nspec:\n  cpu: {guest: 1}\n  memory: {guest: 1Gi}\n"
+    text += "  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+    for i in range(1, 10):
+        text += f"  a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]\n"
+    return text
+
+
+def _recursive_alias() -> str:
+    return IT + "metadata: &m\n  name: rec\n  self: *m\nspec:\n  cpu: {guest: 1}\n  memory: {guest: 1Gi}\n"
+
+
+DEEP = 100_000
+# name -> (bytes, regex the report must match (beyond naming the file), extra CLI args)
+BAD: dict[str, tuple[bytes, str, tuple[str, ...]]] = {
+    "tabs.yaml": ((IT + "metadata:\n\tname: x\n").encode(), r"tabs\.yaml:4:1: error: .*invalid YAML", ()),
+    "unclosed-quote.yaml": (
+        (b'apiVersion: "instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\n'),
+        r"unclosed-quote\.yaml:\d+:\d+: error: .*invalid YAML",
+        (),
+    ),
+    "bad-indent.yaml": (
+        (IT + "metadata:\n  name: x\n spec:\n  cpu:\n    guest: 1\n").encode(),
+        r"bad-indent\.yaml:5:\d+: error: .*invalid YAML",
+        (),
+    ),
+    "truncated.json": (
+        b'{"apiVersion": "instancetype.kubevirt.io/v1alpha1", "kind": "VirtualMachineInstancetype", "spec": {"cpu": ',
+        r"truncated\.json:\d+:\d+: error: .*invalid YAML",
+        (),
+    ),
+    "scalar.yaml": (b'"instancetype.kubevirt.io/v1alpha1"\n', r"scalar\.yaml:1:1: error: .*not a Kubernetes object", ()),
+    "list.yaml": (
+        b"- instancetype.kubevirt.io/v1alpha1\n- VirtualMachineInstancetype\n",
+        r"list\.yaml:1:1: error: .*list, not a Kubernetes object",
+        (),
+    ),
+    "latin1.yaml": (
+        IT.encode() + b"metadata:\n  name: caf\xe9\n",
+        r"latin1\.yaml: error: not valid UTF-8 at line 4, column 12",
+        (),
+    ),
+    "utf16.yaml": (codecs.BOM_UTF16_LE + IT.encode("utf-16-le"), r"utf16\.yaml: error: .*UTF-16", ()),
+    "binary.yaml": (
+        bytes(range(256)) + b"instancetype.kubevirt.io" + bytes(range(255, -1, -1)),
+        r"binary\.yaml: error: .*binary",
+        (),
+    ),
+    "billion-laughs.yaml": (_billion_laughs().encode(), r"billion-laughs\.yaml:\d+:\d+: error: .*billion laughs", ()),
+    "recursive-alias.yaml": (_recursive_alias().encode(), r"recursive-alias\.yaml:\d+:\d+: error: ", ()),
+    "deep-flow.yaml": (
+        (IT + "spec: " + "[" * DEEP + "]" * DEEP + "\n").encode(),
+        r"deep-flow\.yaml:\d+:\d+: error: .*nesting deeper",
+        (),
+    ),
+    "deep-flow-map.yaml": (
+        (IT + "spec: " + "{a: " * DEEP + "x" + "}" * DEEP + "\n").encode(),
+        r"deep-flow-map\.yaml:\d+:\d+: error: .*nesting deeper",
+        (),
+    ),
+    "deep-block-seq.yaml": (
+        (IT + "spec: " + "- " * DEEP + "x\n").encode(),
+        r"deep-block-seq\.yaml:\d+:\d+: error: .*nesting deeper",
+        (),
+    ),
+    "deep-block-map.yaml": (  # 1-space indentation: below the text heuristic, caught on the node tree
+        (IT + "spec:\n" + "".join(" " * (i + 1) + f"k{i}:\n" for i in range(400))).encode(),
+        r"deep-block-map\.yaml:\d+:\d+: error: .*nesting deeper",
+        (),
+    ),
+    "helm.yaml": (
+        (IT + "metadata:\n  name: {{ .Values.name }}\nspec:\n{% if x %}\n  cpu: {}\n{% endif %}\n").encode(),
+        r"helm\.yaml:\d+:\d+: error: .*(Helm|Jinja)",
+        (),
+    ),
+    "cpu-guest-list.yaml": (
+        (IT + "metadata:\n  name: c\nspec:\n  cpu:\n    guest: [1, 2]\n  memory:\n    guest: 1Gi\n").encode(),
+        r"cpu-guest-list\.yaml:7:\d+: error: .*spec\.cpu\.guest",
+        (),
+    ),
+    "memory-guest-map.yaml": (
+        (IT2 + "metadata:\n  name: c\nspec:\n  cpu:\n    guest: 1\n  memory:\n    guest: {}\n").encode(),
+        r"memory-guest-map\.yaml:9:\d+: error: .*spec\.memory\.guest",
+        (),
+    ),
+    "unknown-kind.yaml": (
+        b"apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineFoo\nmetadata:\n  name: c\nspec: {}\n",
+        r"unknown-kind\.yaml:2:1: error: .*VirtualMachineFoo",
+        (),
+    ),
+    "rev-data-missing.yaml": ((CR + "revision: 1\n").encode(), r"rev-data-missing\.yaml:\d+:\d+: error: .*no data", ()),
+    "rev-data-null.yaml": ((CR + "data: null\nrevision: 1\n").encode(), r"rev-data-null\.yaml:12:1: error: ", ()),
+    "rev-data-empty.yaml": ((CR + "data: {}\nrevision: 1\n").encode(), r"rev-data-empty\.yaml:12:\d+: error: ", ()),
+    "rev-not-base64.yaml": (
+        (CR + "data:\n  apiVersion: instancetype.kubevirt.io/v1alpha1\n  spec: '!!not base64**'\nrevision: 1\n").encode(),
+        r"rev-not-base64\.yaml:14:\d+: error: .*base64",
+        (),
+    ),
+    "rev-not-json.yaml": (
+        (
+            CR
+            + "data:\n  apiVersion: instancetype.kubevirt.io/v1alpha1\n  spec: "
+            + base64.b64encode(b'{"cpu": {"guest": 1}').decode()
+            + "\nrevision: 1\n"
+        ).encode(),
+        r"rev-not-json\.yaml:14:\d+: error: .*JSON",
+        (),
+    ),
+    "huge.yaml": (
+        (IT + "metadata:\n  name: big\n  annotations:\n    a: " + "x" * 300_000 + "\nspec: {}\n").encode(),
+        r"huge\.yaml:1:1: error: .*over the limit.*--max-document-size",
+        ("--max-document-size", "64KiB"),
+    ),
+}
+
+FINE: dict[str, bytes] = {
+    "empty.yaml": b"",
+    "comments-only.yaml": b"# instancetype.kubevirt.io/v1alpha1 VirtualMachineInstancetype\n---\n# nothing here\n",
+}
+
+NOT_OURS: dict[str, bytes] = {
+    "statefulset-revision.yaml": (
+        b"apiVersion: apps/v1\nkind: ControllerRevision\nmetadata:\n  name: web-7b9f\n  ownerReferences:\n"
+        b"  - apiVersion: apps/v1\n    kind: StatefulSet\n    name: web\n    uid: x\ndata:\n  spec:\n"
+        b"    template: {}\nrevision: 3\n"
+    ),
+    "configmap.yaml": (
+        b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  x: |\n"
+        b"    apiVersion: instancetype.kubevirt.io/v1alpha1\n    kind: VirtualMachineInstancetype\n"
+    ),
+    "crd.yaml": (
+        b"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n"
+        b"  name: virtualmachineinstancetypes.instancetype.kubevirt.io\nspec:\n  group: instancetype.kubevirt.io\n"
+        b"  versions:\n  - name: v1alpha1\n    served: true\n  - name: v1beta1\n    served: true\n"
+    ),
+    "vm-no-instancetype.yaml": (
+        b"apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: plain\nspec:\n  template:\n"
+        b"    spec:\n      domain:\n        devices: {}\n"
+    ),
+}
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def run_cli(*args: str, cwd: pathlib.Path | None = None) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "transform", *args],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        cwd=cwd or ROOT,
+        preexec_fn=_limit_memory,
+        env={**os.environ, "INSTANCETYPE_UPGRADE_DEBUG": ""},
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert "internal error" not in proc.stderr, proc.stderr
+    assert proc.returncode != 123, proc.stderr
+    return proc
+
+
+def expected_upgrade(name: str) -> bytes:
+    data = (OBJECTS / name).read_bytes()
+    result = upgrade_file(name, data, Settings(), Index())
+    assert result.changed and result.source is not None and result.new_text is not None
+    return result.source.encode(result.new_text)
+
+
+def make_tree(tmp: pathlib.Path, extra: dict[str, bytes]) -> dict[str, bytes]:
+    for name in GOOD:
+        (tmp / name).write_bytes((OBJECTS / name).read_bytes())
+    sub = tmp / "nested"
+    sub.mkdir()
+    (sub / GOOD[0]).write_bytes((OBJECTS / GOOD[0]).read_bytes())
+    for name, data in extra.items():
+        (tmp / name).write_bytes(data)
+    return extra
+
+
+def assert_good_upgraded(tmp: pathlib.Path) -> None:
+    for name in GOOD:
+        assert (tmp / name).read_bytes() == expected_upgrade(name), name
+    assert (tmp / "nested" / GOOD[0]).read_bytes() == expected_upgrade(GOOD[0])
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_bad_file_in_a_tree(tmp_path: pathlib.Path, name: str) -> None:
+    data, pattern, args = BAD[name]
+    make_tree(tmp_path, {name: data})
+    proc = run_cli("fix", *args, str(tmp_path))
+    assert proc.returncode == 3, proc.stderr
+    assert (tmp_path / name).read_bytes() == data
+    assert_good_upgraded(tmp_path)
+    problems = [ln for ln in proc.stderr.splitlines() if ": error:" in ln]
+    assert problems and all(name in ln for ln in problems), proc.stderr
+    assert re.search(pattern, proc.stderr), proc.stderr
+
+
+def test_every_bad_file_at_once(tmp_path: pathlib.Path) -> None:
+    bad = {name: data for name, (data, _p, args) in BAD.items() if not args}
+    make_tree(tmp_path, {**bad, **FINE, **NOT_OURS})
+    proc = run_cli("fix", str(tmp_path))
+    assert proc.returncode == 3, proc.stderr
+    for name, data in {**bad, **FINE, **NOT_OURS}.items():
+        assert (tmp_path / name).read_bytes() == data, name
+    assert_good_upgraded(tmp_path)
+    for name, (_d, pattern, _a) in BAD.items():
+        if name in bad:
+            assert re.search(pattern, proc.stderr), (name, proc.stderr)
+    for name in {**FINE, **NOT_OURS}:
+        assert f"/{name}" not in proc.stderr, proc.stderr
+
+
+def test_fine_and_foreign_files_are_silent(tmp_path: pathlib.Path) -> None:
+    make_tree(tmp_path, {**FINE, **NOT_OURS})
+    proc = run_cli("fix", str(tmp_path))
+    assert proc.returncode == 1, proc.stderr
+    for name, data in {**FINE, **NOT_OURS}.items():
+        assert (tmp_path / name).read_bytes() == data, name
+        assert f"/{name}" not in proc.stderr, proc.stderr
+    assert_good_upgraded(tmp_path)
+    proc = run_cli("fix", str(tmp_path))  # a second run: nothing left to do
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize("data", sorted(FINE.values()) + sorted(NOT_OURS.values()))
+def test_fine_and_foreign_files_alone(tmp_path: pathlib.Path, data: bytes) -> None:
+    (tmp_path / "x.yaml").write_bytes(data)
+    proc = run_cli("fix", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "x.yaml").read_bytes() == data
+    assert "x.yaml" not in proc.stderr
+
+
+DUP = (
+    IT + "metadata:\n  name: d\nspec:\n  cpu:\n    guest: 1\n  memory:\n    guest: 1Gi\n  cpu:\n    guest: 2\n"
+).encode()
+
+
+def test_duplicate_keys_warn(tmp_path: pathlib.Path) -> None:
+    make_tree(tmp_path, {"dup.yaml": DUP})
+    proc = run_cli("fix", str(tmp_path))
+    assert proc.returncode == 1, proc.stderr
+    assert re.search(r"dup\.yaml:11:\d+: warning: .*duplicate key", proc.stderr), proc.stderr
+    assert b"instancetype.kubevirt.io/v1beta1" in (tmp_path / "dup.yaml").read_bytes()
+    assert_good_upgraded(tmp_path)
+
+
+def test_duplicate_keys_strict_is_an_error(tmp_path: pathlib.Path) -> None:
+    make_tree(tmp_path, {"dup.yaml": DUP})
+    proc = run_cli("fix", "--strict", str(tmp_path))
+    assert proc.returncode == 3, proc.stderr
+    assert re.search(r"dup\.yaml:11:\d+: error: .*duplicate key", proc.stderr), proc.stderr
+    assert (tmp_path / "dup.yaml").read_bytes() == DUP
+    assert_good_upgraded(tmp_path)
+
+
+def test_just_under_the_size_limit_is_upgraded(tmp_path: pathlib.Path) -> None:
+    data = (OBJECTS / GOOD[0]).read_bytes()
+    (tmp_path / "a.yaml").write_bytes(data)
+    proc = run_cli("fix", "--max-document-size", str(len(data)), str(tmp_path))
+    assert proc.returncode == 1, proc.stderr
+    assert (tmp_path / "a.yaml").read_bytes() == expected_upgrade(GOOD[0])
