@@ -47,10 +47,11 @@ INSTANCETYPE_KINDS = set(CAMEL) | {"virtualmachineinstancetypes", "virtualmachin
 def object_findings(old_obj: dict[str, Any], new_obj: dict[str, Any]) -> list[Finding]:
     """What keeps an upgraded flavor.kubevirt.io object from being a valid instancetype."""
     kind = old_obj.get("kind")
+    renamed = f"{kind} -> {new_obj.get('kind')}" if new_obj.get("kind") != kind else f"{kind} keeps its name"
     out: list[Finding] = [info(
         "flavor.renamed",
         f"flavor.kubevirt.io (KubeVirt v0.48-v0.55) is a different API group: no KubeVirt release converts it; "
-        f"{kind} -> {new_obj.get('kind')} as KubeVirt v0.56 renamed it", ("apiVersion",))]
+        f"moved to instancetype.kubevirt.io as KubeVirt v0.56 renamed it ({renamed})", ("apiVersion",))]
     if kind not in FLAVOR_KINDS:
         return out
     spec = old_obj.get("spec")
