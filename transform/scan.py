@@ -178,6 +178,8 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
             breaking([error("target.payload-format", "a whole flavor.kubevirt.io object: no KubeVirt release decodes "
                             "it (no kind is registered for it)", ("data",))])
         found = releases.target_findings(obj, scan.target)
+        if rev.era == "F0" and scan.target < FLAVOR_VM_UNTIL:  # the flavor era reads its own wrappers
+            found = [f for f in found if f.code != "target.payload-format"]
         rev.readable = not rev.error and rev.era != "flavor-object" and not any(
             f.code == "target.payload-format" for f in found)
         # the payload-format finding already says the target cannot read an old payload version
