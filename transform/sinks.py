@@ -67,7 +67,10 @@ def output_path(output_dir: str, rel: str) -> str:
 
 def write_copy(output_dir: str, rel: str, data: bytes) -> str:
     target = output_path(output_dir, rel)
-    os.makedirs(os.path.dirname(target), exist_ok=True)
+    try:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+    except OSError as exc:  # a file where a directory should be, no permission, ...
+        raise WriteError(f"cannot create {os.path.dirname(target)}: {exc.strerror or exc}") from None
     write_atomic(target, data)
     return target
 
