@@ -422,3 +422,26 @@ def test_gzip_header_and_tar_format_kept(backup: Path, tmp_path: Path, capsys: p
 @pytest.mark.skip(reason="memory use is checked by hand (see docs/velero.md), not in a timed test")
 def test_memory_stays_flat() -> None:
     pass
+
+
+def test_hardlink_follows_a_renamed_revision(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old = f"{CR_DIR}/namespaces/{NS}/{F1_NAME}.json"
+    entries = [("metadata/version", b"1.1.0\n"), (old, compact(f1_revision())),
+               (f"{VM_DIR}/namespaces/{NS}/vm-legacy.json", compact(vm()))]
+    src = make_tar(tmp_path / "in.tar.gz", entries, [link("metadata/hard", old, tarfile.LNKTYPE)])
+    out = tmp_path / "out.tar.gz"
+    code, err = run(["backup", str(src), "-o", str(out), "--rename"], capsys)
+    assert code == 1, err
+    members = [m for m, _ in read_tar(out)]
+    new = f"{CR_DIR}/namespaces/{NS}/{F1_NEW}.json"
+    assert members[1].name == new and members[-1].linkname == new
+
+
+def test_items_of_other_resources_are_not_parsed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a v1alpha2 object stored under an unrelated resource directory is not an item we upgrade
+    odd = compact(instancetype_v1alpha2())
+    entries = [(f"resources/configmaps/namespaces/{NS}/odd.json", odd)]
+    src = make_tar(tmp_path / "in.tar.gz", entries)
+    code, err = run(["backup", str(src), "-o", str(tmp_path / "out.tar.gz")], capsys)
+    assert code == 0, err
+    assert read_tar(tmp_path / "out.tar.gz")[0][1] == odd
