@@ -142,6 +142,19 @@ BAD: dict[str, tuple[bytes, str, tuple[str, ...]]] = {
         r"rev-not-json\.yaml:14:\d+: error: .*JSON",
         (),
     ),
+    # found by tests/test_fuzz.py (were AttributeError / ValueError: exit 123)
+    "rev-metadata-string.yaml": (
+        b"apiVersion: apps/v1\nkind: ControllerRevision\nmetadata: name\ndata: {}\n",
+        r"rev-metadata-string\.yaml:3:\d+: error: .*metadata is a str",
+        (),
+    ),
+    "rev-generation-not-int.yaml": (
+        (CR + "data:\n  apiVersion: instancetype.kubevirt.io/v1alpha2\n  kind: VirtualMachineInstancetype\n"
+         "  metadata:\n    name: c\n    generation: 1{\n  spec:\n    cpu: {guest: 1}\n    memory: {guest: 1Gi}\n"
+         "revision: 1\n").encode(),
+        r"rev-generation-not-int\.yaml:\d+:\d+: error: .*generation",
+        (),
+    ),
     "huge.yaml": (
         (IT + "metadata:\n  name: big\n  annotations:\n    a: " + "x" * 300_000 + "\nspec: {}\n").encode(),
         r"huge\.yaml:1:1: error: .*over the limit.*--max-document-size",

@@ -90,6 +90,14 @@ def _visit(
                 _visit(out, path + ("items", i), item, settings, index, file)
         return
     ref = object_ref(obj)
+    meta = obj.get("metadata")
+    if meta is not None and not isinstance(meta, dict) and (
+        kind in ("ControllerRevision", "VirtualMachine", "VirtualMachineSnapshotContent")
+        or (isinstance(api, str) and api.split("/")[0] in convert.GROUPS)
+    ):
+        out.findings.append(error("input.type", f"metadata is a {type(meta).__name__}, not a mapping",
+                                  path + ("metadata",), object=ref))
+        return
     before = len(out.findings)
     if isinstance(api, str) and api.split("/")[0] in convert.GROUPS:
         _object(out, path, obj, api, str(kind), settings, index, file)

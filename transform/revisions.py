@@ -101,8 +101,9 @@ class Hints:
 
 
 def owner(doc: dict[str, Any]) -> dict[str, Any] | None:
-    refs = (doc.get("metadata") or {}).get("ownerReferences") or []
-    refs = [r for r in refs if isinstance(r, dict)]
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    refs = meta.get("ownerReferences") or []
+    refs = [r for r in refs if isinstance(r, dict)] if isinstance(refs, list) else []
     for r in refs:
         if r.get("controller") and r.get("kind") in ("VirtualMachine", "VirtualMachineSnapshot"):
             return r
@@ -114,7 +115,8 @@ def owner(doc: dict[str, Any]) -> dict[str, Any] | None:
 
 def is_ours(doc: dict[str, Any]) -> bool:
     """Does this ControllerRevision snapshot an instancetype or preference?"""
-    labels = (doc.get("metadata") or {}).get("labels") or {}
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    labels = meta.get("labels") or {}
     if isinstance(labels, dict) and any(str(k).startswith(LABEL) for k in labels):
         return True
     data = doc.get("data")
@@ -367,12 +369,19 @@ def upgrade_revision(doc: dict[str, Any], *, rename: bool = False, hints: Hints 
                 del pmeta[key]
         pmeta.setdefault("creationTimestamp", None)
         payload["metadata"] = pmeta
-        ident = Identity(
-            str(pmeta.get("name") or ""), str(pmeta.get("uid") or ""), int(pmeta.get("generation") or 0), kind
-        )
+        generation = pmeta.get("generation") or 0
+        if isinstance(generation, bool) or not isinstance(generation, int):
+            raise RevisionError(
+                "revision.bad-metadata",
+                f"data.metadata.generation is {generation!r}, not an integer (KubeVirt cannot decode the object)",
+                ("data", "metadata", "generation"),
+            )
+        ident = Identity(str(pmeta.get("name") or ""), str(pmeta.get("uid") or ""), generation, kind)
     new = copy.deepcopy(doc)
     new["data"] = payload
-    nmeta = new.setdefault("metadata", {})
+    if not isinstance(new.get("metadata"), dict):
+        new["metadata"] = {}
+    nmeta = new["metadata"]
     if not isinstance(nmeta.get("labels"), dict):
         nmeta["labels"] = {}
     nmeta["labels"].update(
