@@ -136,11 +136,17 @@ class Planner:
         gone = [isinstance(k, ScalarNode) and k.value in removed for k, _ in pairs]
         kept = [i for i, g in enumerate(gone) if not g]
         flowish = flow or self.style.json
+        covered = -1
         for i, (k, v) in enumerate(pairs):
             key = k.value if isinstance(k, ScalarNode) else None
             if gone[i]:
-                if flowish and kept and i > kept[-1]:
-                    continue  # the trailing run of removed pairs is cut in one piece below
+                if i <= covered or (flowish and kept and i > kept[-1]):
+                    continue  # cut together with an earlier pair, or with the trailing run below
+                if not flowish and not self.first_on_line(k):
+                    nxt = next((j for j in kept if j > i), None)
+                    covered = (nxt if nxt is not None else len(pairs)) - 1
+                    edits.append(self._delete_first(node, i, nxt))
+                    continue
                 edits.append(self._delete(node, i, flow))
             elif key in new and v is _last_value(node, key):
                 edits += self._diff_value(k, v, old[key], new[key], flow)
@@ -156,11 +162,17 @@ class Planner:
         if (
             not flow and not isinstance(new, (dict, list)) or (isinstance(new, (dict, list)) and not new)
         ) and (emit.is_block(v) or v.end_mark.index == v.start_mark.index):
-            # a block collection or an empty value becomes a scalar on the key's line
+            # a block collection or an empty value becomes a scalar on the key's line; the comments
+            # of the lines it covered stay, the first at the end of the line, the others below it
+            end, kept = self._through_comment(k.end_mark.index, self.content_end(v) if emit.is_block(v) else
+                                              v.end_mark.index, [v])
             text = ": " + (emit._empty(new) or self._scalar(new, None))
-            return [
-                Edit(k.end_mark.index, self.content_end(v) if emit.is_block(v) else v.end_mark.index, text)
-            ]
+            if kept:
+                pad = " " * k.start_mark.column
+                text += "  " + kept[0] + "".join(f"{self.nl}{pad}{c}" for c in kept[1:])
+            return [Edit(k.end_mark.index, end, text)]
+        if not flow and isinstance(new, (dict, list)) and new and emit.is_block(v) and type(old) is not type(new):
+            return [self._block_after_key(k, v, new)]  # a sequence becomes a mapping or back: re-indent
         if not flow and isinstance(new, (dict, list)) and new and not emit.is_block(v):
             if isinstance(v, (MappingNode, SequenceNode)) and isinstance(old, type(new)) and old:
                 return self.diff(v, old, new, True)
@@ -172,14 +184,19 @@ class Planner:
         col = k.start_mark.column
         indent = col + (self.style.unit if isinstance(new, dict) or self.style.seq_indent else 0)
         end = self.content_end(v) if v.end_mark.index > v.start_mark.index else v.end_mark.index
+        end, kept = self._through_comment(k.end_mark.index, end, [v])
+        head = ":" + ("  " + kept[0] if kept else "")
+        pad = " " * indent
+        lines = [pad + c for c in kept[1:]] + emit.block(new, indent, self.style)
+        return Edit(k.end_mark.index, end, head + self.nl + self.nl.join(lines))
+
+    def _through_comment(self, start: int, end: int, nodes: list[Node]) -> tuple[int, list[str]]:
+        """Extend `end` over a comment that ends its line; the comments in [start, end)."""
         eol = self.text.find("\n", end)
         eol = len(self.text) if eol < 0 else eol
-        tail = self.text[end:eol].rstrip("\r")
-        head = ":" + (tail if tail.strip().startswith("#") else "")
-        if not tail.strip().startswith("#"):
-            eol = end
-        body = self.nl.join(emit.block(new, indent, self.style))
-        return Edit(k.end_mark.index, eol, head + self.nl + body)
+        if self.text[end:eol].strip().startswith("#"):
+            end = len(self.text[:eol].rstrip("\r"))
+        return end, comments(self.text, start, end, nodes)
 
     def _replace(self, node: Node, new: Any, flow: bool) -> Edit:
         start = node.start_mark.index
@@ -191,6 +208,11 @@ class Planner:
                 text = emit.flow(new, self.style, indent)
             else:
                 text = self._scalar(new, node)
+            if emit.is_block(node):  # a block collection becomes a scalar: keep its comments
+                end, kept = self._through_comment(start, self.content_end(node), [node])
+                pad = " " * node.start_mark.column
+                return Edit(start, end, text + ("  " + kept[0] if kept else "")
+                            + "".join(f"{self.nl}{pad}{c}" for c in kept[1:]))
             return Edit(start, self.content_end(node), text)
         if emit.is_block(node):
             end = self.content_end(node)
@@ -221,9 +243,23 @@ class Planner:
             kept = comments(self.text, start, end, [k, v])
             pad = " " * k.start_mark.column
             return Edit(start, end, "".join(f"{pad}{c}{self.nl}" for c in kept))
-        if i + 1 < n:
-            return Edit(k.start_mark.index, node.value[i + 1][0].start_mark.index, "")
-        return Edit(k.start_mark.index, self.content_end(v), "{}")
+        return self._delete_first(node, i, i + 1 if i + 1 < n else None)
+
+    def _delete_first(self, node: MappingNode, i: int, nxt: int | None) -> Edit:
+        """Cut pairs i.. up to the kept pair `nxt` when pair i shares its line with a `- ` or `? `:
+        pair `nxt` moves up to that line; comments of the cut lines go above the item."""
+        k = node.value[i][0]
+        if nxt is None:
+            end = self.content_end(node.value[-1][1])
+        else:
+            end = node.value[nxt][0].start_mark.index
+        cut = [n for pair in node.value[i : nxt if nxt is not None else len(node.value)] for n in pair]
+        kept = comments(self.text, k.start_mark.index, end, cut)
+        ls = self.line_start(k.start_mark.index)
+        prefix = self.text[ls : k.start_mark.index]
+        pad = " " * (len(prefix) - len(prefix.lstrip()))
+        above = "".join(f"{pad}{c}{self.nl}" for c in kept)
+        return Edit(ls, end, above + prefix + ("" if nxt is not None else "{}"))
 
     def _insert(self, node: MappingNode, added: dict, flow: bool, last: int | None = None) -> Edit:
         if flow or self.style.json:
