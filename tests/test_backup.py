@@ -264,7 +264,7 @@ def test_rename_keeps_vm_and_revision_consistent(backup: Path, tmp_path: Path,
         assert data is not None
         embedded = json.loads(data)["spec"]["source"]["virtualMachine"]
         assert embedded["spec"]["instancetype"]["revisionName"] == SNAP_NAME
-    assert f"renamed ControllerRevision {NS}/{F1_NAME} -> {F1_NEW}" in err
+    assert err.count(f"renamed ControllerRevision {NS}/{F1_NAME} -> {F1_NEW}") == 1  # once, not per copy
 
 
 def test_check_writes_nothing(backup: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -74,6 +74,7 @@ class Outcome:
     changed: int = 0
     moved: dict[str, str] = field(default_factory=dict)  # member renamed with its revision: old -> new
     written: bool = False
+    renames: set[tuple[str, str, str]] = field(default_factory=set)
 
 
 @dataclass
@@ -331,8 +332,9 @@ def _member(m: tarfile.TarInfo, data: bytes, settings: Settings, found: _Scan,
         return data, m
     r = upgrade_file(m.name, data, settings, found.index)
     changed = r.changed and not r.failed and r.source is not None and r.new_text is not None
-    slim = MemberResult(m.name, findings=r.findings, upgraded=r.upgraded, renames=r.renames if changed else [],
-                        was_changed=changed)
+    renames = [x for x in r.renames if x not in outcome.renames] if changed else []  # once per revision,
+    outcome.renames.update(renames)  # not once per copy (classic and -preferredversion paths)
+    slim = MemberResult(m.name, findings=r.findings, upgraded=r.upgraded, renames=renames, was_changed=changed)
     if changed or r.findings:  # the report needs no more (and memory stays flat)
         outcome.run.results.append(slim)
     if not changed or r.source is None or r.new_text is None:
@@ -350,10 +352,10 @@ def _member(m: tarfile.TarInfo, data: bytes, settings: Settings, found: _Scan,
 def _new_path(name: str, r: FileResult, found: _Scan, outcome: Outcome) -> str:
     """A renamed revision is stored under its new name (Velero finds additional items by path)."""
     match = ITEM.match(name)
-    if not r.renames or match is None or not match["gr"].startswith("controllerrevisions."):
+    if not r.changed or match is None or not match["gr"].startswith("controllerrevisions."):
         return name
-    renamed = {old: new for _ns, old, new in r.renames}
-    new_name = renamed.get(match["name"])
+    ns = match["ns"] or ""
+    new_name = next((new for n, old, new in outcome.renames if n == ns and old == match["name"]), None)
     if not new_name:
         return name
     new_path = name[: match.start("name")] + new_name + ".json"
