@@ -102,8 +102,6 @@ def test_fix_refuses_flavor_without_memory(tmp_path: Path) -> None:
     assert path.read_text() == before
 
 
-@pytest.mark.xfail(reason="index.py does not read spec.flavor.revisionName, so the F0 revision's kind is "
-                   "guessed (namespaced) instead of taken from the VM's cluster flavor matcher", strict=True)
 def test_f0_revision_kind_from_flavor_matcher(tmp_path: Path) -> None:
     work = tmp_path / "flavor"
     shutil.copytree(FIXTURES, work)

@@ -61,6 +61,14 @@ def _set(doc: Any, path: Path, value: Any) -> Any:
     return doc
 
 
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+
+
+def is_kustomization_file(name: str) -> bool:
+    """kustomize also reads kustomizations that carry no apiVersion and kind, by file name."""
+    return name.replace("\\", "/").rsplit("/", 1)[-1] in KUSTOMIZATION_FILES
+
+
 def object_ref(obj: dict[str, Any]) -> str:
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     parts = [str(obj.get("kind") or "?"), str(meta.get("namespace") or ""), str(meta.get("name") or "")]
@@ -105,7 +113,9 @@ def _visit(
         _revision(out, path, obj, settings, index)
     elif kind == "VirtualMachine" and str(api).startswith("kubevirt.io/"):
         _vm(out, path, obj, path, index)
-    elif kind == "Kustomization" and str(api).startswith("kustomize.config.k8s.io/"):
+    elif (kind == "Kustomization" and str(api).startswith("kustomize.config.k8s.io/")) or (
+        kind is None and api is None and not path and is_kustomization_file(file)
+    ):
         _kustomization(out, path, obj)
     elif kind == "VirtualMachineSnapshotContent":
         vm = _get(obj, ("spec", "source", "virtualMachine"))
@@ -251,6 +261,14 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
         out.findings.append(error(exc.code, exc.message, exc.path))
         return
     if up is None:
+        if settings.modernize and settings.modernize_revisions and isinstance(obj.get("data"), dict):
+            from transform import modernize
+
+            data, found = modernize.modernize_object(copy.deepcopy(obj["data"]), settings.target)
+            if data != obj["data"]:
+                out.value = _set(out.value, path + ("data",), data)
+                out.findings.extend(f.at(path=("data",) + f.path) for f in found)
+                out.changes.append(Change(path, upgraded=False, check=_check_revision))
         return
     if settings.modernize and settings.modernize_revisions and isinstance(up.doc.get("data"), dict):
         from transform import modernize
@@ -326,9 +344,10 @@ def _vm(
         if new_vm is not None:
             out.value = _set(out.value, path, new_vm)
             changed = True
+    current = _get(out.value, path)  # after a flavor matcher became an instancetype matcher
     for paths in REF_PATHS.values():
         for ref_path in paths:
-            old = _get(vm, ref_path) if _get(vm, ref_path[:-1]) is not None else None
+            old = _get(current, ref_path)
             if not isinstance(old, str):
                 continue
             new = index.new_name(old, ns)

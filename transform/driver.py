@@ -115,6 +115,7 @@ def _outputs(
             except sinks.WriteError as exc:
                 r.findings.append(error("output.write", str(exc), file=r.name))
                 r.renames = []
+                r.write_failed = True
                 continue
         changed += 1
     if output_dir and write and not stdin:
@@ -139,7 +140,8 @@ def _outputs(
 
 def _copy_unchanged(result: RunResult, items: list[Item], output_dir: str) -> None:
     """--output-dir holds the upgraded tree: files that need no change are written as they are."""
-    changed = {r.name for r in result.results if r.changed and not r.failed}
+    # a file whose upgraded copy could not be written must not reappear there unconverted
+    changed = {r.name for r in result.results if (r.changed and not r.failed) or r.write_failed}
     unchanged = [(i.name, i.input, i.data) for i in items if i.name not in changed and i.input is not None]
     unchanged += [(p.display, p, None) for p in result.passthrough]
     for name, entry, data in unchanged:

@@ -29,6 +29,7 @@ class FileResult:
     findings: list[Finding] = field(default_factory=list)
     upgraded: int = 0
     renames: list[tuple[str, str, str]] = field(default_factory=list)  # (namespace, old, new)
+    write_failed: bool = False
 
     @property
     def failed(self) -> bool:

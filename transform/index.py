@@ -11,9 +11,11 @@ from typing import Any
 
 from transform import revisions
 
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 REF_PATHS: dict[str, tuple[tuple[str, ...], ...]] = {
     "instancetype": (
         ("spec", "instancetype", "revisionName"),
+        ("spec", "flavor", "revisionName"),  # KubeVirt <= v0.55
         ("status", "instancetypeRef", "controllerRevisionRef", "name"),
     ),
     "preference": (
@@ -67,15 +69,17 @@ class Index:
                 new = revisions.planned_name(doc)
                 if new and new != name:
                     self.renames.setdefault(name, []).append((ns, new))
-        elif kind == "Kustomization":
+        elif kind == "Kustomization" or (
+            kind is None and doc.get("apiVersion") is None and base.rsplit("/", 1)[-1] in KUSTOMIZATION_FILES
+        ):
             self._add_kustomization(doc, base)
 
     def _add_vm(self, vm: dict[str, Any], ns: str) -> None:
         name = str(_get(vm, ("metadata", "name")) or "")
         for family, paths in REF_PATHS.items():
-            matcher = _get(vm, ("spec", family))
-            kind = matcher.get("kind") if isinstance(matcher, dict) else None
             for path in paths:
+                matcher = _get(vm, path[:2] if path[0] == "spec" else ("spec", family))
+                kind = matcher.get("kind") if isinstance(matcher, dict) else None
                 rev = _get(vm, path)
                 if isinstance(rev, str) and rev:
                     hints = revisions.Hints(family, str(kind or ""), name)
