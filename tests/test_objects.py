@@ -190,3 +190,13 @@ def test_output_reads_back_the_same_in_a_second_parser() -> None:
     theirs = [d for d in loader.load_all(r.new_text)]
     ours = [d for d in yaml.safe_load_all(r.new_text)]
     assert theirs == ours
+
+
+def test_inline_kustomize_patch_keeps_its_block_style(tmp_path: pathlib.Path) -> None:
+    before = (
+        "patches:\n- patch: |-\n    # keep\n    apiVersion: instancetype.kubevirt.io/v1alpha1\n"
+        "    kind: VirtualMachineInstancetype\n    metadata:\n      name: csmall\n"
+    )
+    r = upgrade_file("overlay/kustomization.yaml", before.encode(), Settings(), Index())
+    assert not r.failed, [str(f) for f in r.findings]
+    assert r.new_text == before.replace("v1alpha1", "v1beta1")

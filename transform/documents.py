@@ -71,7 +71,7 @@ def is_kustomization_file(name: str) -> bool:
 
 def object_ref(obj: dict[str, Any]) -> str:
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    parts = [str(obj.get("kind") or "?"), str(meta.get("namespace") or ""), str(meta.get("name") or "")]
+    parts = [str(obj.get("kind") or ""), str(meta.get("namespace") or ""), str(meta.get("name") or "")]
     return "/".join(p for p in parts if p)
 
 

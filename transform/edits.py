@@ -120,8 +120,34 @@ class Planner:
             and not isinstance(new, (dict, list))
             and node.end_mark.index > node.start_mark.index
         ):
+            if node.style == "|" and isinstance(old, str) and isinstance(new, str):
+                in_place = self._literal_lines(node, old, new)
+                if in_place is not None:
+                    return in_place
             return [Edit(node.start_mark.index, self.content_end(node), self._scalar(new, node))]
         return [self._replace(node, new, flow)]
+
+    def _literal_lines(self, node: ScalarNode, old: str, new: str) -> list[Edit] | None:
+        """A `|` block whose change stays within lines (an inline kustomize patch): edit those lines
+        in place and keep the block. None when that cannot be done safely."""
+        olds, news = old.split("\n"), new.split("\n")
+        if len(olds) != len(news) or news[0] != news[0].lstrip():
+            return None
+        start, end = node.start_mark.index, node.end_mark.index
+        pos = self.text.find("\n", start, end) + 1
+        if pos <= 0:
+            return None
+        edits: list[Edit] = []
+        for a, b in zip(olds, news, strict=True):
+            eol = self.text.find("\n", pos, end)
+            eol = end if eol < 0 else eol
+            line = self.text[pos:eol].rstrip("\r")
+            if a != b:
+                if not a or not line.endswith(a) or line[: len(line) - len(a)].strip():
+                    return None
+                edits.append(Edit(pos + len(line) - len(a), pos + len(line), b))
+            pos = eol + 1
+        return edits
 
     def _scalar(self, value: Any, like: Node | None) -> str:
         return emit.scalar(value, self.style, emit.quote_of(like) if like is not None else None)
