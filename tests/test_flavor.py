@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from transform import flavor, revisions
+from transform import flavor, payloads, revisions
 from transform.cli import main
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "flavor"
@@ -65,7 +65,7 @@ def test_vm_matcher_without_kind_and_errors() -> None:
 
 def test_f0_wrapper_decodes_like_f1() -> None:
     cr = load("cr-f0.yaml")
-    decoded = revisions.decode(cr["data"])
+    decoded = payloads.decode(cr["data"])
     assert decoded.fmt == "F1" and decoded.family == "instancetype"
     up = revisions.upgrade_revision(cr)
     assert up is not None and up.doc["data"]["apiVersion"] == "instancetype.kubevirt.io/v1beta1"

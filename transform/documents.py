@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from transform import convert, fields, revisions
+from transform import convert, fields, payloads, revisions
 from transform.findings import Finding, Severity, error, info, warning
 from transform.index import REF_PATHS, Index, namespace_of
 
@@ -109,7 +109,7 @@ def _visit(
     before = len(out.findings)
     if isinstance(api, str) and api.split("/")[0] in convert.GROUPS:
         _object(out, path, obj, api, str(kind), settings, index, file)
-    elif kind == "ControllerRevision" and str(api).startswith("apps/") and revisions.is_ours(obj):
+    elif kind == "ControllerRevision" and str(api).startswith("apps/") and payloads.is_ours(obj):
         _revision(out, path, obj, settings, index)
     elif kind == "VirtualMachine" and str(api).startswith("kubevirt.io/"):
         _vm(out, path, obj, path, index)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from transform import revisions
+from transform import payloads, revisions
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 REF_PATHS: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -62,7 +62,7 @@ class Index:
             vm = _get(doc, ("spec", "source", "virtualMachine"))
             if isinstance(vm, dict):
                 self._add_vm(vm, namespace_of(vm) or ns)
-        elif kind == "ControllerRevision" and revisions.is_ours(doc):
+        elif kind == "ControllerRevision" and payloads.is_ours(doc):
             name = str(_get(doc, ("metadata", "name")) or "")
             self.revisions.setdefault(name, []).append(ns)
             if rename:

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from transform import releases, revisions, textio
+from transform import payloads, releases, revisions, textio
 from transform.findings import Finding, Severity, error
 from transform.settings import Settings
 
@@ -168,7 +168,7 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
         scan.files.add(file)
         scan.objects.append(d)
         breaking(_object_target(obj, api, kind, scan.target))
-    elif kind == "ControllerRevision" and group == "apps" and revisions.is_ours(obj):
+    elif kind == "ControllerRevision" and group == "apps" and payloads.is_ours(obj):
         scan.files.add(file)
         rev = _revision(obj, d)
         scan.revisions.append(rev)
@@ -209,16 +209,16 @@ def _object_target(obj: dict[str, Any], api: str, kind: str, target: tuple[int, 
 def _revision(obj: dict[str, Any], d: Doc) -> Revision:
     labels = _get(obj, "metadata", "labels")
     labels = labels if isinstance(labels, dict) else {}
-    own = revisions.owner(obj) or {}
+    own = payloads.owner(obj) or {}
     data = obj.get("data")
     rev = Revision(d, "undecodable", "", "", "", "", str(own.get("kind") or ""), str(own.get("name") or ""))
     try:
-        decoded = revisions.decode(data)
+        decoded = payloads.decode(data)
     except revisions.RevisionError as exc:
         rev.error = exc.message
         return rev
     rev.fmt, rev.family = decoded.fmt, decoded.family
-    label = labels.get(revisions.LABEL + "object-name")
+    label = labels.get(payloads.LABEL + "object-name")
     if isinstance(label, str):
         rev.object_name, rev.object_name_source = label, "label"
     if decoded.fmt == "F1":
@@ -236,7 +236,7 @@ def _revision(obj: dict[str, Any], d: Doc) -> Revision:
         rev.era = "v1alpha1-object"
     elif decoded.fmt == "v1alpha2":
         rev.era = "F2"
-    elif not any(str(k).startswith(revisions.LABEL) for k in labels):
+    elif not any(str(k).startswith(payloads.LABEL) for k in labels):
         rev.era = "F3"
     else:
         version = str(labels.get(revisions.VERSION_LABEL) or revisions.LATEST_VERSION)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from transform import releases, revisions, textio, validation
+from transform import payloads, releases, textio, validation
 from transform.engine import FileResult, _locator, iter_documents
 from transform.findings import Finding, Severity, error, warning
 from transform.run import Item, RunResult, build_index
@@ -22,7 +22,7 @@ def _walk(obj: Any, path: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], dict[s
 def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
     kind, api = obj.get("kind"), str(obj.get("apiVersion") or "")
     if kind == "ControllerRevision":
-        if not revisions.is_ours(obj):
+        if not payloads.is_ours(obj):
             return []
         found = validation.validate_document(obj, strict=settings.strict)
         data = obj.get("data")
