@@ -159,3 +159,16 @@ def test_example_repo_round_trip(tmp_path: pathlib.Path) -> None:
     again = cli("fix", "--rename", str(repo))
     assert again.returncode == 0, again.stderr
     assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == after
+
+
+def test_a_file_listed_as_a_patch_is_judged_as_a_patch(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "overlay").mkdir()
+    (tmp_path / "overlay" / "kustomization.yaml").write_text("resources:\n- ../base\npatches:\n- path: bigger.yaml\n")
+    patch = "apiVersion: instancetype.kubevirt.io/v1alpha2\nkind: VirtualMachineInstancetype\nmetadata:\n  name: c\nspec:\n  memory:\n    guest: 2Gi\n"
+    (tmp_path / "overlay" / "bigger.yaml").write_text(patch)
+    assert cli("validate", str(tmp_path)).returncode == 0
+    alone = cli("validate", str(tmp_path / "overlay" / "bigger.yaml"))
+    assert alone.returncode == 3 and b"required field missing: cpu" in alone.stderr
+    res = cli("fix", str(tmp_path))
+    assert res.returncode == 1 and b"required" not in res.stderr
+    assert (tmp_path / "overlay" / "bigger.yaml").read_text() == patch.replace("v1alpha2", "v1beta1")

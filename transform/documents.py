@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from transform import convert, fields, payloads, revisions
 from transform.findings import Finding, Severity, error, info, warning
 from transform.index import REF_PATHS, Index, namespace_of
+from transform.run import is_kustomization_file
 
 if TYPE_CHECKING:
     from transform.settings import Settings
@@ -59,14 +60,6 @@ def _set(doc: Any, path: Path, value: Any) -> Any:
         return value
     _get(doc, path[:-1])[path[-1]] = value
     return doc
-
-
-KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
-
-
-def is_kustomization_file(name: str) -> bool:
-    """kustomize also reads kustomizations that carry no apiVersion and kind, by file name."""
-    return name.replace("\\", "/").rsplit("/", 1)[-1] in KUSTOMIZATION_FILES
 
 
 def object_ref(obj: dict[str, Any]) -> str:

@@ -11,7 +11,6 @@ from typing import Any
 
 from transform import payloads, revisions
 
-KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 REF_PATHS: dict[str, tuple[tuple[str, ...], ...]] = {
     "instancetype": (
         ("spec", "instancetype", "revisionName"),
@@ -70,7 +69,7 @@ class Index:
                 if new and new != name:
                     self.renames.setdefault(name, []).append((ns, new))
         elif kind == "Kustomization" or (
-            kind is None and doc.get("apiVersion") is None and base.rsplit("/", 1)[-1] in KUSTOMIZATION_FILES
+            kind is None and doc.get("apiVersion") is None and base.rsplit("/", 1)[-1] in ("kustomization.yaml", "kustomization.yml", "Kustomization")
         ):
             self._add_kustomization(doc, base)
 

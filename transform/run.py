@@ -17,6 +17,12 @@ if TYPE_CHECKING:  # the engine imports PyYAML: only pay for it when a file need
     from transform.settings import Settings
 
 INDEX_NEEDLES = ("ControllerRevision", "VirtualMachine", "Kustomization")
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+
+
+def is_kustomization_file(name: str) -> bool:
+    """kustomize finds kustomizations by file name; they may carry no apiVersion and kind."""
+    return name.replace("\\", "/").rsplit("/", 1)[-1] in KUSTOMIZATION_FILES
 
 
 @dataclass
@@ -64,7 +70,7 @@ def read_inputs(found: Iterable[Input | Skipped], run: RunResult) -> list[Item]:
                 error("input.unreadable", f"cannot read: {exc.strerror or exc}", file=entry.display)
             )
             continue
-        if not textio.is_candidate(data):
+        if not textio.is_candidate(data) and not is_kustomization_file(entry.display):
             try:
                 textio.decode(data)
             except textio.ReadError as exc:
@@ -81,16 +87,18 @@ def build_index(items: list[Item], settings: Settings) -> Index:
 
     index = Index()
     for item in items:
-        if not any(n.encode() in item.data for n in INDEX_NEEDLES):
+        kustomization = is_kustomization_file(item.name)
+        if not kustomization and not any(n.encode() in item.data for n in INDEX_NEEDLES):
             continue
         try:
             source = textio.decode(item.data)
         except textio.ReadError:
             continue
         base = item.input.rel if item.input and item.input.root else item.name
-        for pd in iter_documents(item.name, source, settings, [], INDEX_NEEDLES):
+        for pd in iter_documents(item.name, source, settings, [], ("",) if kustomization else INDEX_NEEDLES):
             if pd.doc is not None:
                 index.add_document(pd.doc.value, rename=settings.rename, base=base)
+    _patch_names(index, items)
     return index
 
 
@@ -114,7 +122,6 @@ def upgrade_items(
     from transform.engine import upgrade_file
 
     index = build_index(items, settings)
-    _patch_names(index, items)
     results = _upgrade_all(items, settings, index, jobs, progress)
     if index.renames:
         # A revision whose file failed keeps its old name: VMs must keep pointing at it.
