@@ -69,7 +69,7 @@ class Index:
                 if new and new != name:
                     self.renames.setdefault(name, []).append((ns, new))
         elif kind == "Kustomization" or (
-            kind is None and doc.get("apiVersion") is None and base.rsplit("/", 1)[-1] in ("kustomization.yaml", "kustomization.yml", "Kustomization")
+            kind is None and doc.get("apiVersion") is None and _is_kustomization(base)
         ):
             self._add_kustomization(doc, base)
 
@@ -107,6 +107,12 @@ class Index:
 
     def referenced(self, name: str) -> bool:
         return name in self.refs
+
+
+def _is_kustomization(name: str) -> bool:
+    from transform.run import is_kustomization_file
+
+    return is_kustomization_file(name)
 
 
 def _norm(path: str) -> str:
