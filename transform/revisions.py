@@ -32,7 +32,7 @@ SYNTHETIC_NAME = {
 STRIPPED_META = ("labels", "annotations", "finalizers", "ownerReferences", "managedFields")
 SERVER_SET = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "selfLink")
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-_OLD_NAME = re.compile(rf"^(?P<obj>.+)-(?:v1alpha1-|v1alpha2-|v1beta1-)?(?P<uid>{_UUID})-(?P<gen>\d+)$")
+_OLD_NAME = re.compile(rf"^(?P<obj>.+?)-(?:v1alpha1-|v1alpha2-|v1beta1-)?(?P<uid>{_UUID})-(?P<gen>\d+)$")
 # Go marshals these non-pointer `omitempty` fields only when non-zero.
 _OMITEMPTY = {
     "instancetype": [("schedulerName",), ("memory", "overcommitPercent")],
@@ -166,7 +166,8 @@ def upgrade_revision(doc: dict[str, Any], *, rename: bool = False, hints: Hints 
         )
     name = str(meta.get("name") or "")
     own = owner(doc)
-    vm_name = str(own.get("name")) if own and own.get("kind") == "VirtualMachine" else hints.vm_name
+    # a snapshot's copy is named after the snapshot (`strings.Replace(name, vm, snapshot, 1)`)
+    vm_name = str(own.get("name")) if own and own.get("name") else hints.vm_name
     family = decoded.family
     if decoded.fmt == "F1":
         ident, kind = _recover(decoded, name, vm_name, labels, hints, findings)
