@@ -8,7 +8,9 @@ errors. A file with any error is never rewritten; other files are unaffected.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +48,10 @@ class ParsedDoc:
     chunk: textio.Chunk
     text: str  # the chunk's text
     doc: yamlnodes.Document | None
+    line0: int = 0  # lines before the chunk
+
+
+_CONTENT = re.compile(r"^(?![ \t]*(?:#|\r?$)|(?:---|\.\.\.)[ \t]*(?:#.*)?\r?$|%)", re.M)
 
 
 def iter_documents(
@@ -54,19 +60,23 @@ def iter_documents(
     settings: Settings,
     findings: list[Finding],
     needles: tuple[str, ...] = textio.NEEDLES_STR,
-) -> list[ParsedDoc]:
-    """Parse the documents that hold a needle; report the ones that cannot be parsed."""
-    out: list[ParsedDoc] = []
+) -> Iterator[ParsedDoc]:
+    """Parse, one at a time, the documents that hold a needle; report those that cannot be parsed.
+
+    A generator: a 20 MB export is never held as parsed trees all at once.
+    """
     text = source.text
     doc_index = -1
+    line0, counted = 0, 0
     for chunk in textio.split_documents(text):
         body = text[chunk.start : chunk.end]
-        if not _has_content(body):
+        if not _CONTENT.search(body):
             continue
         doc_index += 1
         if not any(n in body for n in needles):
             continue
-        line0 = text.count("\n", 0, chunk.start)
+        line0 += text.count("\n", counted, chunk.start)
+        counted = chunk.start
         if len(body) > settings.max_document_bytes:
             findings.append(
                 error(
@@ -94,16 +104,7 @@ def iter_documents(
                 )
             )
             continue
-        out.append(ParsedDoc(doc_index, chunk, body, doc))
-    return out
-
-
-def _has_content(body: str) -> bool:
-    for line in body.splitlines():
-        s = line.strip()
-        if s and not s.startswith("#") and s not in ("---", "...") and not s.startswith("%"):
-            return True
-    return False
+        yield ParsedDoc(doc_index, chunk, body, doc, line0)
 
 
 def _template_hint(body: str) -> str:
@@ -122,14 +123,12 @@ def upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> Fi
     result.source = source
     if not textio.is_candidate(data):
         return result
-    docs = iter_documents(name, source, settings, result.findings)
-    all_edits: list[edits.Edit] = []
-    checks: list[tuple[ParsedDoc, Any, list[Change]]] = []
-    for pd in docs:
+    pieces: list[tuple[int, int, str]] = []  # (start, end, new text) of each changed document
+    shift = 0  # lines added before the current document by earlier edits
+    for pd in iter_documents(name, source, settings, result.findings):
         if pd.doc is None:
             continue
-        line0 = source.text.count("\n", 0, pd.chunk.start)
-        locate = _locator(name, pd, line0)
+        locate = _locator(name, pd, pd.line0)
         for path, _node in pd.doc.duplicates:
             result.findings.append(
                 locate(
@@ -145,36 +144,29 @@ def upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> Fi
         result.findings.extend(locate(f) for f in outcome.findings)
         if outcome.error or not outcome.changes:
             continue
-        new_value = outcome.value
         style = emit.detect_style(pd.text, pd.doc.root, source.newline)
         replace = frozenset(
-            id(n)
-            for c in outcome.changes
-            for p in c.replace
-            if (n := yamlnodes.node_at(pd.doc.root, p)) is not None
+            id(n) for c in outcome.changes for p in c.replace if (n := yamlnodes.node_at(pd.doc.root, p)) is not None
         )
         try:
-            doc_edits = edits.plan(pd.text, pd.doc.root, pd.doc.value, new_value, style, replace)
+            body = edits.apply(pd.text, edits.plan(pd.text, pd.doc.root, pd.doc.value, outcome.value, style, replace))
         except (edits.EditConflict, ValueError, TypeError, KeyError, IndexError) as exc:
             result.findings.append(locate(error("internal.plan", f"could not plan the text edits: {exc}")))
             continue
-        all_edits += [edits.Edit(e.start + pd.chunk.start, e.end + pd.chunk.start, e.text) for e in doc_edits]
-        checks.append((pd, new_value, outcome.changes))
-        result.upgraded += sum(1 for c in outcome.changes if c.upgraded)
-        result.renames += [r for c in outcome.changes for r in c.renames]
-    if result.failed or not all_edits:
+        if _verify(name, pd, body, pd.line0 + shift, outcome.value, outcome.changes, settings, result):
+            pieces.append((pd.chunk.start, pd.chunk.end, body))
+            shift += body.count("\n") - pd.text.count("\n")
+            result.upgraded += sum(1 for c in outcome.changes if c.upgraded)
+            result.renames += [r for c in outcome.changes for r in c.renames]
+    if result.failed or not pieces:
         result.renames = [] if result.failed else result.renames
         return result
-    try:
-        new_text = edits.apply(source.text, all_edits)
-    except edits.EditConflict as exc:
-        result.findings.append(error("internal.plan", str(exc), file=name))
-        return result
-    _verify(name, source.text, new_text, checks, settings, result)
-    if not result.failed:
-        result.new_text = new_text
-    else:
-        result.renames = []
+    out, pos = [], 0
+    for start, end, body in pieces:
+        out += [source.text[pos:start], body]
+        pos = end
+    out.append(source.text[pos:])
+    result.new_text = "".join(out)
     return result
 
 
@@ -196,69 +188,63 @@ def _locator(name: str, pd: ParsedDoc, line0: int) -> Any:
 
 def _verify(
     name: str,
-    old_text: str,
-    new_text: str,
-    checks: list[tuple[ParsedDoc, Any, list[Change]]],
+    pd: ParsedDoc,
+    body: str,
+    line0: int,
+    intended: Any,
+    changes: list[Change],
     settings: Settings,
     result: FileResult,
-) -> None:
-    """Re-read what we wrote: same values as intended, every comment kept, valid objects."""
-    old_starts = [c.start for c in textio.split_documents(old_text)]
-    new_chunks = textio.split_documents(new_text)
-    if len(new_chunks) != len(old_starts):
+) -> bool:
+    """Re-read what we wrote: one document still, the intended values, every comment, valid objects."""
+    where: dict[str, Any] = {"file": name, "line": line0 + 1, "doc": pd.index}
+    if len(textio.split_documents(body)) != 1:
         result.findings.append(
             error(
                 "internal.verify",
                 "edits changed the document structure; file left unchanged (please report this)",
-                file=name,
+                **where,
             )
         )
-        return
-    for pd, intended, changes in checks:
-        chunk = new_chunks[old_starts.index(pd.chunk.start)]
-        body = new_text[chunk.start : chunk.end]
-        line0 = new_text.count("\n", 0, chunk.start)
-        where = {"file": name, "line": line0 + 1, "doc": pd.index}
-        try:
-            doc = yamlnodes.parse(body)
-        except yamlnodes.ParseError as exc:
-            result.findings.append(
-                error(
-                    "internal.verify",
-                    f"edited document does not parse: {exc.message}; "
-                    "file left unchanged (please report this)",
-                    **where,
-                )
+        return False
+    try:
+        doc = yamlnodes.parse(body)
+    except yamlnodes.ParseError as exc:
+        result.findings.append(
+            error(
+                "internal.verify",
+                f"edited document does not parse: {exc.message}; file left unchanged (please report this)",
+                **where,
             )
-            continue
-        back = doc.value if doc else None
-        if doc is None or not edits.same(back, intended):
-            result.findings.append(
-                error(
-                    "internal.verify",
-                    "edited document does not read back as intended; "
-                    "file left unchanged (please report this)",
-                    **where,
-                )
-            )
-            continue
-        lost = Counter(_comments(pd.text, pd.doc.root if pd.doc else None)) - Counter(
-            _comments(body, doc.root)
         )
-        if lost:
-            result.findings.append(
-                error(
-                    "internal.comments",
-                    f"a comment would be lost: {next(iter(lost))!r}; "
-                    "file left unchanged (please report this)",
-                    **where,
-                )
+        return False
+    if doc is None or not edits.same(doc.value, intended):
+        result.findings.append(
+            error(
+                "internal.verify",
+                "edited document does not read back as intended; file left unchanged (please report this)",
+                **where,
             )
-        if settings.validate_output:
-            for change in changes:
-                for f in change.validate(back):
-                    line, col = yamlnodes.locate(doc.root, f.path)
-                    result.findings.append(f.at(file=name, line=line0 + line, column=col, doc=pd.index))
+        )
+        return False
+    lost = Counter(_comments(pd.text, pd.doc.root if pd.doc else None)) - Counter(_comments(body, doc.root))
+    if lost:
+        result.findings.append(
+            error(
+                "internal.comments",
+                f"a comment would be lost: {next(iter(lost))!r}; file left unchanged (please report this)",
+                **where,
+            )
+        )
+        return False
+    ok = True
+    if settings.validate_output:
+        for change in changes:
+            for f in change.validate(doc.value):
+                line, col = yamlnodes.locate(doc.root, f.path)
+                result.findings.append(f.at(file=name, line=line0 + line, column=col, doc=pd.index))
+                ok = ok and f.severity is not Severity.ERROR
+    return ok
 
 
 def _comments(text: str, root: Node | None) -> list[str]:

@@ -64,7 +64,7 @@ def validate_items(items: list[Item], settings: Settings, run: RunResult) -> Non
         for pd in iter_documents(item.name, source, settings, result.findings):
             if pd.doc is None:
                 continue
-            locate = _locator(item.name, pd, source.text.count("\n", 0, pd.chunk.start))
+            locate = _locator(item.name, pd, pd.line0)
             for path, _ in pd.doc.duplicates:
                 result.findings.append(
                     locate(
