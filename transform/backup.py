@@ -34,7 +34,7 @@ from transform import textio
 from transform.engine import FileResult, iter_documents, upgrade_file
 from transform.findings import Finding, error, info, warning
 from transform.index import Index
-from transform.run import INDEX_NEEDLES, RunResult
+from transform.run import RunResult, index_needles
 from transform.settings import Settings
 
 ITEM = re.compile(
@@ -42,7 +42,6 @@ ITEM = re.compile(
     r"(?:namespaces/(?P<ns>[^/]+)|cluster)/(?P<name>[^/]+)\.json$"
 )
 OLD_VERSIONS = ("v1alpha1", "v1alpha2")
-_INDEX_NEEDLES = tuple(n.encode() for n in INDEX_NEEDLES)
 _TAIL = 4 * tarfile.RECORDSIZE
 _CHUNK = 1 << 20
 _READ_ERRORS = (tarfile.TarError, EOFError, zlib.error, OSError)
@@ -193,7 +192,7 @@ def scan(path: str, settings: Settings, run: RunResult) -> _Scan:
                 match = ITEM.match(m.name)
                 if match and match["gr"].startswith("controllerrevisions."):
                     result.revision_paths.add(m.name)
-                if any(n in data for n in _INDEX_NEEDLES):
+                if any(n.encode() in data for n in index_needles(settings)):
                     _index(m.name, data, settings, result.index)
             _finish(path, tf, reader)
             if reader.head[257:265] == b"ustar  \0":
@@ -220,7 +219,7 @@ def _index(name: str, data: bytes, settings: Settings, index: Index) -> None:
         source = textio.decode(data)
     except textio.ReadError:
         return
-    for pd in iter_documents(name, source, settings, [], INDEX_NEEDLES):
+    for pd in iter_documents(name, source, settings, [], index_needles(settings)):
         if pd.doc is not None:
             index.add_document(pd.doc.value, rename=settings.rename, base=name)
 

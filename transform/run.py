@@ -16,7 +16,12 @@ if TYPE_CHECKING:  # the engine imports PyYAML: only pay for it when a file need
     from transform.index import Index
     from transform.settings import Settings
 
-INDEX_NEEDLES = ("ControllerRevision", "VirtualMachine", "Kustomization")
+# What the index reads: VMs that reference revisions, kustomizations, and (for --rename) revisions.
+INDEX_NEEDLES = ("revisionName", "controllerRevisionRef", "Kustomization", "ControllerRevision")
+
+
+def index_needles(settings: Settings) -> tuple[str, ...]:
+    return INDEX_NEEDLES if settings.rename else INDEX_NEEDLES[:3]
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
 
@@ -86,16 +91,18 @@ def build_index(items: list[Item], settings: Settings) -> Index:
     from transform.index import Index
 
     index = Index()
+    needles = index_needles(settings)
+    raw = tuple(n.encode() for n in needles)
     for item in items:
         kustomization = is_kustomization_file(item.name)
-        if not kustomization and not any(n.encode() in item.data for n in INDEX_NEEDLES):
+        if not kustomization and not any(n in item.data for n in raw):
             continue
         try:
             source = textio.decode(item.data)
         except textio.ReadError:
             continue
         base = item.input.rel if item.input and item.input.root else item.name
-        for pd in iter_documents(item.name, source, settings, [], ("",) if kustomization else INDEX_NEEDLES):
+        for pd in iter_documents(item.name, source, settings, [], ("",) if kustomization else needles):
             if pd.doc is not None:
                 index.add_document(pd.doc.value, rename=settings.rename, base=base)
     _patch_names(index, items)

@@ -179,9 +179,6 @@ def compose(text: str) -> Node | None:
         ) from None
     except yaml.YAMLError as exc:
         raise ParseError(f"invalid YAML: {exc}") from None
-    if root is not None and _node_depth(root) > MAX_DEPTH:
-        raise ParseError(f"nesting deeper than {MAX_DEPTH} levels; refusing to parse",
-                         root.start_mark.line + 1, root.start_mark.column + 1)
     return root
 
 
@@ -204,12 +201,75 @@ def construct(root: Node) -> Any:
     return _plain_keys(value)
 
 
+class _Slow(Exception):
+    """The fast converter met something it leaves to PyYAML's constructor (merge keys, odd tags)."""
+
+
+_FAST = _Constructor()
+_STR_TAG, _MAP_TAG, _SEQ_TAG = _STR, "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+_SCALARS: dict[str, Any] = {
+    _STR: lambda n: n.value,
+    _TIMESTAMP: lambda n: n.value,
+    "tag:yaml.org,2002:binary": lambda n: n.value,
+    "tag:yaml.org,2002:null": lambda n: None,
+    "tag:yaml.org,2002:bool": lambda n: _Constructor.bool_values[n.value.lower()],
+    "tag:yaml.org,2002:int": _FAST.construct_yaml_int,
+    "tag:yaml.org,2002:float": _FAST.construct_yaml_float,
+}
+
+
+def _key(value: Any) -> str:
+    return value if isinstance(value, str) else "true" if value is True else "false" if value is False else str(value)
+
+
+def _fast(node: Node, depth: int, dup_maps: list[Node]) -> Any:
+    """Plain value of an alias-free tree: one pass, depth-limited, duplicate keys noticed."""
+    if depth > MAX_DEPTH:
+        raise ParseError(f"nesting deeper than {MAX_DEPTH} levels; refusing to parse",
+                         node.start_mark.line + 1, node.start_mark.column + 1)
+    if isinstance(node, ScalarNode):
+        conv = _SCALARS.get(node.tag)
+        if conv is None:
+            raise _Slow
+        return conv(node)
+    if isinstance(node, SequenceNode):
+        if node.tag != _SEQ_TAG:
+            raise _Slow
+        return [_fast(n, depth + 1, dup_maps) for n in node.value]
+    if node.tag != _MAP_TAG:
+        raise _Slow
+    out: dict[str, Any] = {}
+    for k, v in node.value:
+        if not isinstance(k, ScalarNode) or k.tag == "tag:yaml.org,2002:merge":
+            raise _Slow
+        out[_key(_fast(k, depth + 1, dup_maps))] = _fast(v, depth + 1, dup_maps)
+    if len(out) < len(node.value):
+        dup_maps.append(node)
+    return out
+
+
 def parse(text: str) -> Document | None:
     root = compose(text)
     if root is None:
         return None
+    if "&" not in text:  # no anchors, so no aliases: the one-pass converter is exact
+        dup_maps: list[Node] = []
+        try:
+            value = _fast(root, 1, dup_maps)
+        except _Slow:
+            pass
+        except (ValueError, TypeError, KeyError) as exc:
+            raise ParseError(f"invalid YAML value: {exc}") from None
+        else:
+            dups: list[tuple[tuple[Any, ...], Node]] = []
+            if dup_maps:
+                _duplicates(root, (), dups)
+            return Document(root, value, dups)
+    if _node_depth(root) > MAX_DEPTH:
+        raise ParseError(f"nesting deeper than {MAX_DEPTH} levels; refusing to parse",
+                         root.start_mark.line + 1, root.start_mark.column + 1)
     value = construct(root)  # first: it refuses alias bombs before anything walks the tree
-    dups: list[tuple[tuple[Any, ...], Node]] = []
+    dups = []
     _duplicates(root, (), dups)
     return Document(root, value, dups)
 
