@@ -34,50 +34,73 @@ def discover(
 ) -> Iterator[Input | Skipped]:
     """Files in a deterministic order. A symlink is followed only when its target stays inside
     the directory argument (and is then read and written through its real path)."""
-    seen: set[str] = set()
+    seen: set[tuple[int, int]] = set()
     for arg in paths:
         if os.path.isdir(arg):
-            root_real = os.path.realpath(arg)
-            for dirpath, dirnames, filenames in os.walk(arg):
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-                kept = []
-                for d in dirnames:
-                    full = os.path.join(dirpath, d)
-                    if os.path.islink(full):
-                        continue  # never walk into linked directories (loops, escapes)
-                    kept.append(d)
-                dirnames[:] = kept
-                for fn in sorted(filenames):
-                    full = os.path.join(dirpath, fn)
-                    rel = os.path.relpath(full, arg).replace(os.sep, "/")
-                    if fn.startswith("."):
-                        continue
-                    if include:
-                        if not _matches(rel, include):
-                            continue
-                    elif not fn.endswith(SUFFIXES):
-                        continue
-                    if exclude and _matches(rel, exclude):
-                        continue
-                    display = os.path.join(arg, rel) if arg not in (".", "./") else rel
-                    if os.path.islink(full):
-                        real = os.path.realpath(full)
-                        if not real.startswith(root_real + os.sep) or not os.path.isfile(real):
-                            yield Skipped(display, "symbolic link pointing outside the tree (not followed)")
-                            continue
-                        full = real
-                    key = os.path.realpath(full)
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                    yield Input(full, display, arg, rel)
+            yield from _walk(arg, os.path.realpath(arg), include, exclude, seen)
         elif os.path.exists(arg) or os.path.islink(arg):
             if exclude and _matches(arg.replace(os.sep, "/"), exclude):
                 continue
             real = os.path.realpath(arg)
-            if real in seen:
+            try:
+                st = os.stat(real)
+            except OSError:
+                yield Skipped(arg, "dangling symbolic link")
                 continue
-            seen.add(real)
+            if (st.st_dev, st.st_ino) in seen:
+                continue
+            seen.add((st.st_dev, st.st_ino))
             yield Input(real if os.path.islink(arg) else arg, arg, "", os.path.basename(arg))
         else:
             yield Skipped(arg, "no such file or directory")
+
+
+def _walk(
+    arg: str, root_real: str, include: tuple[str, ...], exclude: tuple[str, ...], seen: set[tuple[int, int]]
+) -> Iterator[Input | Skipped]:
+    """os.scandir, depth first, sorted: one stat per file at most (walking is the floor of a scan)."""
+    stack: list[tuple[str, str]] = [(arg, "")]
+    while stack:
+        directory, prefix = stack.pop()
+        try:
+            dev = os.stat(directory).st_dev
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            yield Skipped(directory, f"cannot list directory: {exc.strerror or exc}")
+            continue
+        subdirs = []
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue  # hidden files and directories, .git included
+            rel = prefix + name
+            if entry.is_dir(follow_symlinks=False):
+                subdirs.append((entry.path, rel + "/"))
+                continue
+            if include:
+                if not _matches(rel, include):
+                    continue
+            elif not name.endswith(SUFFIXES):
+                continue
+            if exclude and _matches(rel, exclude):
+                continue
+            display = os.path.join(arg, rel) if arg not in (".", "./") else rel
+            full = entry.path
+            if entry.is_symlink():
+                real = os.path.realpath(full)
+                if not real.startswith(root_real + os.sep) or not os.path.isfile(real):
+                    yield Skipped(display, "symbolic link pointing outside the tree (not followed)")
+                    continue
+                st = os.stat(real)
+                key = (st.st_dev, st.st_ino)
+                full = real
+            elif entry.is_file(follow_symlinks=False):
+                key = (dev, entry.inode())
+            else:
+                continue
+            if key in seen:
+                continue
+            seen.add(key)
+            yield Input(full, display, arg, rel)
+        stack.extend(reversed(subdirs))  # linked directories are never entered: loops, escapes
