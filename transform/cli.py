@@ -187,7 +187,8 @@ def _run(
 @click.option(
     "--output-dir",
     type=click.Path(file_okay=False),
-    help="Write upgraded copies under DIR (same relative paths); leave the inputs untouched.",
+    help="Write the upgraded files under DIR (same relative paths; files that need no change are "
+    "not copied); leave the inputs untouched.",
 )
 @click.option(
     "--modernize",

@@ -98,6 +98,7 @@ def _outputs(
     write: bool,
 ) -> int:
     by_name = {i.name: i for i in items}
+    out_dir = sinks.OutputDir(output_dir) if output_dir else None
     changed = 0
     for r in result.results:
         if command == "validate" or not r.changed or r.failed or r.source is None or r.new_text is None:
@@ -108,8 +109,8 @@ def _outputs(
         elif write and not stdin:
             item = by_name[r.name]
             try:
-                if output_dir:
-                    sinks.write_copy(output_dir, item.input.rel if item.input else r.name, new_bytes)
+                if out_dir:
+                    out_dir.write(item.input.rel if item.input else r.name, new_bytes)
                 else:
                     sinks.write_atomic(item.input.path if item.input else r.name, new_bytes, expect=item.data)
             except sinks.WriteError as exc:
@@ -118,8 +119,6 @@ def _outputs(
                 r.write_failed = True
                 continue
         changed += 1
-    if output_dir and write and not stdin:
-        _copy_unchanged(result, items, output_dir)
     failed = result.failed or (c.strict and any(f.severity is Severity.WARNING for f in result.all_findings))
     if stdin and command == "fix":
         if failed:
@@ -136,22 +135,6 @@ def _outputs(
     if command == "validate":
         return EXIT_OK
     return EXIT_CHANGED if changed else EXIT_OK
-
-
-def _copy_unchanged(result: RunResult, items: list[Item], output_dir: str) -> None:
-    """--output-dir holds the upgraded tree: files that need no change are written as they are."""
-    # a file whose upgraded copy could not be written must not reappear there unconverted
-    changed = {r.name for r in result.results if (r.changed and not r.failed) or r.write_failed}
-    unchanged = [(i.name, i.input, i.data) for i in items if i.name not in changed and i.input is not None]
-    unchanged += [(p.display, p, None) for p in result.passthrough]
-    for name, entry, data in unchanged:
-        try:
-            if data is None:
-                with open(entry.path, "rb") as fh:
-                    data = fh.read()
-            sinks.write_copy(output_dir, entry.rel, data)
-        except (OSError, sinks.WriteError) as exc:
-            result.findings.append(error("output.write", str(exc), file=name))
 
 
 def _report(command: str, result: RunResult, c: Common) -> None:

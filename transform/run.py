@@ -42,7 +42,6 @@ class Item:
 @dataclass
 class RunResult:
     results: list[FileResult] = field(default_factory=list)
-    passthrough: list[Input] = field(default_factory=list)  # files read and found irrelevant
     findings: list[Finding] = field(default_factory=list)  # not tied to one processed file
     files_seen: int = 0
 
@@ -80,7 +79,6 @@ def read_inputs(found: Iterable[Input | Skipped], run: RunResult) -> list[Item]:
                 textio.decode(data)
             except textio.ReadError as exc:
                 run.findings.append(error("input.encoding", str(exc), file=entry.display))
-            run.passthrough.append(entry)
             continue
         items.append(Item(entry.display, data, entry))
     return items

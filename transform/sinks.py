@@ -11,11 +11,12 @@ class WriteError(Exception):
     pass
 
 
-def write_atomic(path: str, data: bytes, expect: bytes | None = None) -> None:
+def write_atomic(path: str, data: bytes, expect: bytes | None = None, *, durable: bool = True) -> None:
     """Replace `path` by `data` so that a reader (or a crash) sees the old or the new file, never half.
 
-    Temp file in the same directory, fsync, keep the permission bits, rename over. When `expect` is
-    given and the file no longer holds it (another run changed it meanwhile), nothing is written.
+    Temp file in the same directory, fsync (when `durable`: always for a user's own file), keep the
+    permission bits, rename over. When `expect` is given and the file no longer holds it (another run
+    changed it meanwhile), nothing is written.
     """
     directory = os.path.dirname(os.path.abspath(path))
     try:
@@ -28,7 +29,8 @@ def write_atomic(path: str, data: bytes, expect: bytes | None = None) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         if expect is not None:
             with open(path, "rb") as fh:
@@ -36,6 +38,8 @@ def write_atomic(path: str, data: bytes, expect: bytes | None = None) -> None:
                     raise WriteError("file changed while it was being upgraded (another run?); left as it is")
         os.replace(tmp, path)
         tmp = ""
+        if not durable:
+            return
         try:
             dfd = os.open(directory, os.O_RDONLY)
         except OSError:
@@ -65,14 +69,32 @@ def output_path(output_dir: str, rel: str) -> str:
     return target
 
 
+class OutputDir:
+    """--output-dir: every write lands inside it; each directory is checked and created once."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.ready: set[str] = set()
+
+    def write(self, rel: str, data: bytes) -> str:
+        parent_rel = os.path.dirname(rel)
+        if parent_rel not in self.ready:
+            target = output_path(self.root, rel)
+            try:
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+            except OSError as exc:  # a file where a directory should be, no permission, ...
+                raise WriteError(f"cannot create {os.path.dirname(target)}: {exc.strerror or exc}") from None
+            if output_path(self.root, rel) != target:  # a link planted while we created it
+                raise WriteError(f"refusing to write outside --output-dir: {rel}")
+            self.ready.add(parent_rel)
+        target = os.path.join(os.path.realpath(self.root), os.path.normpath(rel))
+        # copies are new files: a rename makes each appear whole; fsync is kept for in-place rewrites
+        write_atomic(target, data, durable=False)
+        return target
+
+
 def write_copy(output_dir: str, rel: str, data: bytes) -> str:
-    target = output_path(output_dir, rel)
-    try:
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-    except OSError as exc:  # a file where a directory should be, no permission, ...
-        raise WriteError(f"cannot create {os.path.dirname(target)}: {exc.strerror or exc}") from None
-    write_atomic(target, data)
-    return target
+    return OutputDir(output_dir).write(rel, data)
 
 
 def unified_diff(name: str, old: str, new: str) -> str:
