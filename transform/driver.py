@@ -110,9 +110,12 @@ def _outputs(
             item = by_name[r.name]
             try:
                 if out_dir:
-                    out_dir.write(item.input.rel if item.input else r.name, new_bytes)
+                    note = "Writing " + out_dir.write(item.input.rel if item.input else r.name, new_bytes)
                 else:
                     sinks.write_atomic(item.input.path if item.input else r.name, new_bytes, expect=item.data)
+                    note = f"Rewriting {r.name}"  # as pyupgrade and the pre-commit fixers say it
+                if c.fmt == "text":
+                    sys.stderr.write(note + "\n")
             except sinks.WriteError as exc:
                 r.findings.append(error("output.write", str(exc), file=r.name))
                 r.renames = []
