@@ -1,0 +1,51 @@
+"""The example exec plugin, run by the real `kubectl kustomize --enable-alpha-plugins`."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "kustomize-plugin"
+KUBECTL = shutil.which("kubectl")
+
+
+@pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
+def test_kubectl_kustomize_runs_the_exec_plugin(tmp_path: pathlib.Path) -> None:
+    shutil.copytree(EXAMPLE, tmp_path / "ex")
+    (tmp_path / "config" / "kustomize").mkdir(parents=True)
+    shutil.copytree(tmp_path / "ex" / "plugin", tmp_path / "config" / "kustomize" / "plugin")
+    tool = tmp_path / "instancetype-upgrade"
+    tool.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m transform "$@"\n')
+    tool.chmod(0o755)
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "INSTANCETYPE_UPGRADE": str(tool),
+           "PYTHONPATH": str(pathlib.Path(__file__).resolve().parent.parent)}
+    out = subprocess.run([KUBECTL or "kubectl", "kustomize", "--enable-alpha-plugins", str(tmp_path / "ex" / "app")],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    docs = [d for d in yaml.safe_load_all(out.stdout) if d]
+    assert [d["apiVersion"] for d in docs] == ["instancetype.kubevirt.io/v1beta1"]
+    assert docs[0]["spec"] == {"cpu": {"guest": 1}, "memory": {"guest": "128Mi"}}
+
+
+@pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
+def test_a_failing_upgrade_fails_the_build(tmp_path: pathlib.Path) -> None:
+    shutil.copytree(EXAMPLE, tmp_path / "ex")
+    bad = tmp_path / "ex" / "app" / "instancetype.yaml"
+    bad.write_text(bad.read_text().replace("guest: 1", "guest: two"))
+    (tmp_path / "config" / "kustomize").mkdir(parents=True)
+    shutil.copytree(tmp_path / "ex" / "plugin", tmp_path / "config" / "kustomize" / "plugin")
+    tool = tmp_path / "instancetype-upgrade"
+    tool.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m transform "$@"\n')
+    tool.chmod(0o755)
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "INSTANCETYPE_UPGRADE": str(tool),
+           "PYTHONPATH": str(pathlib.Path(__file__).resolve().parent.parent)}
+    out = subprocess.run([KUBECTL or "kubectl", "kustomize", "--enable-alpha-plugins", str(tmp_path / "ex" / "app")],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode != 0
+    assert "spec.cpu.guest" in out.stderr
