@@ -52,9 +52,13 @@ def _target(ctx: click.Context, param: click.Parameter, value: str | None) -> tu
     from transform import releases
 
     try:
-        return releases.parse_release(value)
+        release = releases.parse_release(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
+    if release == releases.LATEST and not value.lstrip("v").startswith(releases.text(release)):
+        click.echo(f"instancetype-upgrade: note: KubeVirt {value} is newer than the newest release this tool "
+                   f"knows ({releases.text(release)}); checking against {releases.text(release)}", err=True)
+    return release
 
 
 def _size(ctx: click.Context, param: click.Parameter, value: str) -> int:

@@ -94,13 +94,17 @@ def text(release: Release) -> str:
 
 
 def parse_release(value: str) -> Release:
-    """ "1.7", "v1.7", "1.7.2" (and "v1.7.0-rc.1") -> (1, 7). ValueError with a readable message."""
+    """ "1.7", "v1.7", "1.7.2" (and "v1.7.0-rc.1") -> (1, 7). ValueError with a readable message.
+
+    Releases newer than LATEST are judged as LATEST: v1beta1 is still the newest API there."""
     match = _RELEASE_RE.match(value.strip())
     if not match:
         raise ValueError(
             f"not a KubeVirt release: {value!r} (expected MAJOR.MINOR such as 1.7, v1.7 or 1.7.2)"
         )
     release = (int(match.group(1)), int(match.group(2)))
+    if release > LATEST:
+        return LATEST  # a newer release is judged as the newest this tool knows (the CLI says so)
     if release not in RELEASES:
         raise ValueError(
             f"unknown KubeVirt release {value!r}: known releases are {text(FIRST)} to {text(LATEST)}"
