@@ -15,9 +15,12 @@ EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "kustomi
 KUBECTL = shutil.which("kubectl")
 
 
-@pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
-def test_kubectl_kustomize_runs_the_exec_plugin(tmp_path: pathlib.Path) -> None:
+def build(tmp_path: pathlib.Path, edit: str = "") -> subprocess.CompletedProcess[str]:
+    """Copy the example, install its plugin under a private XDG_CONFIG_HOME and run kubectl on it."""
     shutil.copytree(EXAMPLE, tmp_path / "ex")
+    if edit:
+        target = tmp_path / "ex" / "app" / "instancetype.yaml"
+        target.write_text(target.read_text().replace(*edit.split("|")))
     (tmp_path / "config" / "kustomize").mkdir(parents=True)
     shutil.copytree(tmp_path / "ex" / "plugin", tmp_path / "config" / "kustomize" / "plugin")
     tool = tmp_path / "instancetype-upgrade"
@@ -25,8 +28,13 @@ def test_kubectl_kustomize_runs_the_exec_plugin(tmp_path: pathlib.Path) -> None:
     tool.chmod(0o755)
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "INSTANCETYPE_UPGRADE": str(tool),
            "PYTHONPATH": str(pathlib.Path(__file__).resolve().parent.parent)}
-    out = subprocess.run([KUBECTL or "kubectl", "kustomize", "--enable-alpha-plugins", str(tmp_path / "ex" / "app")],
-                         capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run([KUBECTL or "kubectl", "kustomize", "--enable-alpha-plugins", str(tmp_path / "ex" / "app")],
+                          capture_output=True, text=True, env=env, timeout=120)
+
+
+@pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
+def test_kubectl_kustomize_runs_the_exec_plugin(tmp_path: pathlib.Path) -> None:
+    out = build(tmp_path)
     assert out.returncode == 0, out.stderr
     docs = [d for d in yaml.safe_load_all(out.stdout) if d]
     assert [d["apiVersion"] for d in docs] == ["instancetype.kubevirt.io/v1beta1"]
@@ -35,17 +43,6 @@ def test_kubectl_kustomize_runs_the_exec_plugin(tmp_path: pathlib.Path) -> None:
 
 @pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 def test_a_failing_upgrade_fails_the_build(tmp_path: pathlib.Path) -> None:
-    shutil.copytree(EXAMPLE, tmp_path / "ex")
-    bad = tmp_path / "ex" / "app" / "instancetype.yaml"
-    bad.write_text(bad.read_text().replace("guest: 1", "guest: two"))
-    (tmp_path / "config" / "kustomize").mkdir(parents=True)
-    shutil.copytree(tmp_path / "ex" / "plugin", tmp_path / "config" / "kustomize" / "plugin")
-    tool = tmp_path / "instancetype-upgrade"
-    tool.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m transform "$@"\n')
-    tool.chmod(0o755)
-    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "INSTANCETYPE_UPGRADE": str(tool),
-           "PYTHONPATH": str(pathlib.Path(__file__).resolve().parent.parent)}
-    out = subprocess.run([KUBECTL or "kubectl", "kustomize", "--enable-alpha-plugins", str(tmp_path / "ex" / "app")],
-                         capture_output=True, text=True, env=env, timeout=120)
+    out = build(tmp_path, edit="guest: 1|guest: two")
     assert out.returncode != 0
     assert "spec.cpu.guest" in out.stderr

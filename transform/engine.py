@@ -129,17 +129,7 @@ def upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> Fi
         if pd.doc is None:
             continue
         locate = _locator(name, pd, pd.line0)
-        for path, _node in pd.doc.duplicates:
-            result.findings.append(
-                locate(
-                    Finding(
-                        Severity.ERROR if settings.strict else Severity.WARNING,
-                        "input.duplicate-key",
-                        "duplicate key: Kubernetes keeps the last value",
-                        path=path,
-                    )
-                )
-            )
+        result.findings += duplicate_keys(pd, settings, locate)
         outcome = upgrade_document(pd.doc.value, settings=settings, index=index, file=name)
         result.findings.extend(locate(f) for f in outcome.findings)
         if outcome.error or not outcome.changes:
@@ -182,6 +172,13 @@ def upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> Fi
     out.append(source.text[pos:])
     result.new_text = "".join(out)
     return result
+
+
+def duplicate_keys(pd: ParsedDoc, settings: Settings, locate: Any) -> list[Finding]:
+    """Kubernetes keeps the last of duplicate keys without a word; we say it (an error with --strict)."""
+    sev = Severity.ERROR if settings.strict else Severity.WARNING
+    msg = "duplicate key: Kubernetes keeps the last value"
+    return [locate(Finding(sev, "input.duplicate-key", msg, path=path)) for path, _ in pd.doc.duplicates] if pd.doc else []
 
 
 def _locator(name: str, pd: ParsedDoc, line0: int) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from transform import payloads, releases, textio, validation
-from transform.engine import FileResult, _locator, iter_documents
+from transform.engine import FileResult, _locator, duplicate_keys, iter_documents
 from transform.findings import Finding, Severity, error, warning
 from transform.run import Item, RunResult, build_index
 from transform.settings import Settings
@@ -65,17 +65,7 @@ def validate_items(items: list[Item], settings: Settings, run: RunResult) -> Non
             if pd.doc is None:
                 continue
             locate = _locator(item.name, pd, pd.line0)
-            for path, _ in pd.doc.duplicates:
-                result.findings.append(
-                    locate(
-                        Finding(
-                            Severity.ERROR if settings.strict else Severity.WARNING,
-                            "input.duplicate-key",
-                            "duplicate key: Kubernetes keeps the last value",
-                            path=path,
-                        )
-                    )
-                )
+            result.findings += duplicate_keys(pd, settings, locate)
             if not isinstance(pd.doc.value, dict):
                 result.findings.append(
                     locate(error("input.not-an-object", "document is not a Kubernetes object"))
