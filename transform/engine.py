@@ -178,7 +178,9 @@ def duplicate_keys(pd: ParsedDoc, settings: Settings, locate: Any) -> list[Findi
     """Kubernetes keeps the last of duplicate keys without a word; we say it (an error with --strict)."""
     sev = Severity.ERROR if settings.strict else Severity.WARNING
     msg = "duplicate key: Kubernetes keeps the last value"
-    return [locate(Finding(sev, "input.duplicate-key", msg, path=path)) for path, _ in pd.doc.duplicates] if pd.doc else []
+    if pd.doc is None:
+        return []
+    return [locate(Finding(sev, "input.duplicate-key", msg, path=path)) for path, _ in pd.doc.duplicates]
 
 
 def _locator(name: str, pd: ParsedDoc, line0: int) -> Any:
