@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from transform import convert, fields, payloads, revisions
 from transform.findings import Finding, Severity, error, info, warning
 from transform.index import REF_PATHS, Index, namespace_of
+from transform.plain import as_map
 from transform.run import is_kustomization_file
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ def _set(doc: Any, path: Path, value: Any) -> Any:
 
 
 def object_ref(obj: dict[str, Any]) -> str:
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    meta = as_map(obj.get("metadata"))
     parts = [str(obj.get("kind") or ""), str(meta.get("namespace") or ""), str(meta.get("name") or "")]
     return "/".join(p for p in parts if p)
 
@@ -131,7 +132,7 @@ def _visit(
 
 
 def _resource(obj: dict[str, Any]) -> dict[str, Any]:
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    meta = as_map(obj.get("metadata"))
     return {
         "api_version": obj.get("apiVersion"),
         "kind": obj.get("kind"),

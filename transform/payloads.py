@@ -16,6 +16,7 @@ from typing import Any
 
 from transform import convert, fields
 from transform.findings import Finding, info, warning
+from transform.plain import as_map
 
 LABEL = "instancetype.kubevirt.io/"
 NAMESPACED_KIND = {"instancetype": "VirtualMachineInstancetype", "preference": "VirtualMachinePreference"}
@@ -39,7 +40,7 @@ class Decoded:
 
 
 def owner(doc: dict[str, Any]) -> dict[str, Any] | None:
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    meta = as_map(doc.get("metadata"))
     refs = meta.get("ownerReferences") or []
     refs = [r for r in refs if isinstance(r, dict)] if isinstance(refs, list) else []
     for r in refs:
@@ -53,7 +54,7 @@ def owner(doc: dict[str, Any]) -> dict[str, Any] | None:
 
 def is_ours(doc: dict[str, Any]) -> bool:
     """Does this ControllerRevision snapshot an instancetype or preference?"""
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    meta = as_map(doc.get("metadata"))
     labels = meta.get("labels") or {}
     if isinstance(labels, dict) and any(str(k).startswith(LABEL) for k in labels):
         return True

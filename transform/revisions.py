@@ -16,6 +16,7 @@ from typing import Any
 from transform import convert, fields
 from transform.findings import Finding, info, warning
 from transform.payloads import LABEL, NAMESPACED_KIND, Decoded, RevisionError, decode, owner
+from transform.plain import as_map
 from transform.quantity import QuantityError, canonical
 
 LABELS = ("object-generation", "object-kind", "object-name", "object-uid", "object-version")
@@ -148,8 +149,8 @@ class Upgrade:
 
 def upgrade_revision(doc: dict[str, Any], *, rename: bool = False, hints: Hints = Hints()) -> Upgrade | None:
     """The upgraded revision, or None when it is already current (or not ours). Raises RevisionError."""
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
-    labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}
+    meta = as_map(doc.get("metadata"))
+    labels = as_map(meta.get("labels"))
     data = doc.get("data")
     decoded = decode(data)
     findings = list(decoded.findings)
@@ -191,7 +192,7 @@ def upgrade_revision(doc: dict[str, Any], *, rename: bool = False, hints: Hints 
         spec = convert.convert_spec(src["spec"], family, api)
         payload = copy.deepcopy(src)
         payload["apiVersion"], payload["spec"] = convert.LATEST, _go_encode(spec, family)
-        pmeta = payload.get("metadata") if isinstance(payload.get("metadata"), dict) else {}
+        pmeta = as_map(payload.get("metadata"))
         for key in STRIPPED_META:
             if key in pmeta:
                 findings.append(

@@ -16,6 +16,7 @@ from typing import Any
 
 from transform import payloads, releases, revisions, textio
 from transform.findings import Finding, Severity, error
+from transform.plain import as_map
 from transform.settings import Settings
 
 GROUPS = ("instancetype.kubevirt.io", "flavor.kubevirt.io")
@@ -154,7 +155,7 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
         return
     if not isinstance(kind, str) or not isinstance(api, str):
         return
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    meta = as_map(obj.get("metadata"))
     d = Doc(file, doc, where(path), kind, api, str(meta.get("name") or ""), str(meta.get("namespace") or ""))
     group = api.split("/")[0] if "/" in api else ""
 

@@ -162,13 +162,13 @@ def _duplicates(node: Node, path: tuple[Any, ...], out: list[tuple[tuple[Any, ..
         return
     seen.add(id(node))
     if isinstance(node, MappingNode):
-        seen: set[str] = set()
+        keys: set[str] = set()
         for k, v in node.value:
             key = k.value if isinstance(k, ScalarNode) else None
             if key is not None:
-                if key in seen:
+                if key in keys:
                     out.append((path + (key,), k))
-                seen.add(key)
+                keys.add(key)
             _duplicates(v, path + (key,), out, seen)
     elif isinstance(node, SequenceNode):
         for i, item in enumerate(node.value):
