@@ -115,7 +115,7 @@ def _members(tf: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
         m = tf.next()
         if m is None:
             return
-        tf.members.clear()  # TarFile keeps every header otherwise
+        tf.members.clear()  # type: ignore[attr-defined]  # TarFile keeps every header otherwise
         yield m
 
 
@@ -285,14 +285,14 @@ def _pass2(path: str, fh: IO[bytes] | None, settings: Settings, found: _Scan, ou
             else:
                 with gzip.GzipFile(filename="", mode="wb", fileobj=fh, compresslevel=6,
                                    mtime=found.gzip_mtime) as gzout, \
-                        tarfile.open(fileobj=gzout, mode="w|", format=found.fmt) as out:  # type: ignore[call-overload]
+                        tarfile.open(fileobj=gzout, mode="w|", format=found.fmt) as out:
                     for m in _members(tf):
                         outcome.members += 1
                         if _is_item(m) and m.size <= settings.max_document_bytes:
                             data = _read(tf, m)
                             new, info_ = _member(m, data, settings, found, outcome)
                             out.addfile(info_, _bytes_io(new))
-                            out.members.clear()  # TarFile keeps every header it wrote otherwise
+                            out.members.clear()  # type: ignore[attr-defined]  # TarFile keeps every header it wrote otherwise
                             continue
                         if _is_item(m):
                             _too_large(m, settings, outcome)
@@ -301,7 +301,7 @@ def _pass2(path: str, fh: IO[bytes] | None, settings: Settings, found: _Scan, ou
                             m.linkname = outcome.moved[m.linkname]
                             m.pax_headers = {k: v for k, v in m.pax_headers.items() if k != "linkpath"}
                         out.addfile(m, tf.extractfile(m) if m.isreg() else None)
-                        out.members.clear()
+                        out.members.clear()  # type: ignore[attr-defined]
             _finish(path, tf, reader)
     except BackupError:
         raise

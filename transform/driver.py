@@ -126,10 +126,10 @@ def _outputs(
     if stdin and command == "fix":
         if failed:
             return EXIT_ERROR
-        r = result.results[0] if result.results else None
+        first = result.results[0] if result.results else None
         data = items[0].data if items else b""
-        if r is not None and r.changed and r.source is not None and r.new_text is not None:
-            data = r.source.encode(r.new_text)
+        if first is not None and first.changed and first.source is not None and first.new_text is not None:
+            data = first.source.encode(first.new_text)
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
         return EXIT_OK

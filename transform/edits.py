@@ -93,7 +93,7 @@ class Planner:
         if isinstance(node, ScalarNode):
             a, b = node.start_mark.index, node.end_mark.index
             return a + len(self.text[a:b].rstrip())
-        if node.flow_style or not node.value:
+        if not isinstance(node, (MappingNode, SequenceNode)) or node.flow_style or not node.value:
             return node.end_mark.index
         last = node.value[-1]
         return self.content_end(last[1] if isinstance(node, MappingNode) else last)
@@ -174,7 +174,7 @@ class Planner:
                     edits.append(self._delete_first(node, i, nxt))
                     continue
                 edits.append(self._delete(node, i, flow))
-            elif key in new and v is _last_value(node, key):
+            elif key is not None and key in new and v is _last_value(node, key) and v is not None:
                 edits += self._diff_value(k, v, old[key], new[key], flow)
         if flowish and kept and kept[-1] < len(pairs) - 1:
             edits.append(Edit(pairs[kept[-1]][1].end_mark.index, pairs[-1][1].end_mark.index, ""))

@@ -11,6 +11,8 @@ from typing import Any
 
 from transform import payloads, revisions
 
+Hints = revisions.Hints
+
 REF_PATHS: dict[str, tuple[tuple[str, ...], ...]] = {
     "instancetype": (
         ("spec", "instancetype", "revisionName"),
@@ -40,7 +42,7 @@ def namespace_of(doc: dict[str, Any]) -> str:
 @dataclass
 class Index:
     renames: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # old name -> [(ns, new)]
-    refs: dict[str, list[tuple[str, revisions.Hints]]] = field(
+    refs: dict[str, list[tuple[str, Hints]]] = field(
         default_factory=dict
     )  # revision -> [(ns, hints)]
     revisions: dict[str, list[str]] = field(default_factory=dict)  # name -> [ns]
@@ -102,7 +104,7 @@ class Index:
     def new_name(self, name: str, ns: str) -> str | None:
         return self._match(self.renames.get(name, []), ns)
 
-    def hints(self, name: str, ns: str) -> revisions.Hints:
+    def hints(self, name: str, ns: str) -> Hints:
         return self._match(self.refs.get(name, []), ns) or revisions.Hints()
 
     def referenced(self, name: str) -> bool:

@@ -16,6 +16,7 @@ from typing import Any
 
 from transform import textio
 from transform.findings import Finding, Severity, error, warning
+from transform.plain import as_map
 from transform.settings import Settings
 
 PATH_KEYS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
@@ -148,7 +149,7 @@ def item_file(item: Any) -> tuple[str, int | None]:
 
 
 def _resource(item: Any) -> dict[str, Any]:
-    meta = item.get("metadata") if isinstance(item, dict) and isinstance(item.get("metadata"), dict) else {}
+    meta = as_map(as_map(item).get("metadata"))
     get = item.get if isinstance(item, dict) else (lambda _k: None)
     return {"api_version": get("apiVersion"), "kind": get("kind"), "name": meta.get("name"),
             "namespace": meta.get("namespace")}

@@ -35,7 +35,7 @@ SERVER_SET = ("uid", "resourceVersion", "creationTimestamp", "generation", "mana
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 _OLD_NAME = re.compile(rf"^(?P<obj>.+?)-(?:v1alpha1-|v1alpha2-|v1beta1-)?(?P<uid>{_UUID})-(?P<gen>\d+)$")
 # Go marshals these non-pointer `omitempty` fields only when non-zero.
-_OMITEMPTY = {
+_OMITEMPTY: dict[str, list[tuple[str, ...]]] = {
     "instancetype": [("schedulerName",), ("memory", "overcommitPercent")],
     "preference": [
         ("preferSpreadSocketToCoreRatio",),
@@ -57,7 +57,7 @@ _OMITEMPTY = {
         ],
     ],
 }
-_QUANTITIES = {
+_QUANTITIES: dict[str, list[tuple[str, ...]]] = {
     "instancetype": [("memory", "guest"), ("memory", "maxGuest")],
     "preference": [("requirements", "memory", "guest")],
 }

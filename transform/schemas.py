@@ -13,7 +13,7 @@ SOURCE_DIR = Path(__file__).resolve().parent.parent / "schemas"
 
 def _read(name: str) -> bytes:
     try:
-        packaged = resources.files("transform").joinpath("schemas", name)
+        packaged = resources.files("transform").joinpath("schemas").joinpath(name)  # one part per call on 3.10
         if packaged.is_file():
             return packaged.read_bytes()
     except (FileNotFoundError, ModuleNotFoundError, NotADirectoryError):

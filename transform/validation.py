@@ -185,7 +185,7 @@ def _stub(path: tuple[Any, ...]) -> dict[str, Any]:
     value: Any = None
     for part in reversed(path):
         value = [value] if isinstance(part, int) else {part: value}
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 def _kind_document(

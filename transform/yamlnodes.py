@@ -19,7 +19,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 _Base: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _Loader(_Base):  # type: ignore[misc,valid-type]
+class _Loader(_Base):
     """libyaml composer + YAML 1.1 resolution as go-yaml (Kubernetes) does it: `y`/`n` are booleans."""
 
 
@@ -53,8 +53,9 @@ class Document:
     needed only to edit it or to point at a line, is composed on first use.
     """
 
-    def __init__(self, root: Node | None, value: Any, duplicates: list[tuple[tuple[Any, ...], Node]] | None,
-                 text: str = "") -> None:
+    def __init__(
+        self, root: Node | None, value: Any, duplicates: list[tuple[tuple[Any, ...], Node]] | None, text: str = ""
+    ) -> None:
         self._root = root
         self.value = value
         self._duplicates = duplicates
@@ -86,8 +87,10 @@ class _Constructor(yaml.constructor.SafeConstructor):
     bool_values = {**yaml.constructor.SafeConstructor.bool_values, "y": True, "n": False}
 
 
-_Constructor.add_constructor(_TIMESTAMP, yaml.constructor.SafeConstructor.construct_yaml_str)
-_Constructor.add_constructor("tag:yaml.org,2002:binary", yaml.constructor.SafeConstructor.construct_yaml_str)
+_Constructor.add_constructor(_TIMESTAMP, yaml.constructor.SafeConstructor.construct_yaml_str)  # type: ignore[type-var]
+_Constructor.add_constructor(  # type: ignore[type-var]
+    "tag:yaml.org,2002:binary", yaml.constructor.SafeConstructor.construct_yaml_str
+)
 
 
 def _check_depth(text: str) -> None:
@@ -127,8 +130,11 @@ def _expanded_size(root: Node) -> int:
         if not done:
             memo[key] = -1  # in progress: exactly the nodes on the path from the root to this one
             if any(memo.get(id(c)) == -1 for c in children):
-                raise ParseError("recursive alias: a node contains itself (Kubernetes rejects it too)",
-                                 node.start_mark.line + 1, node.start_mark.column + 1)
+                raise ParseError(
+                    "recursive alias: a node contains itself (Kubernetes rejects it too)",
+                    node.start_mark.line + 1,
+                    node.start_mark.column + 1,
+                )
             stack.append((node, True))
             stack.extend((c, False) for c in children if id(c) not in memo)
         else:
@@ -155,8 +161,9 @@ def _node_depth(root: Node) -> int:
     return worst
 
 
-def _duplicates(node: Node, path: tuple[Any, ...], out: list[tuple[tuple[Any, ...], Node]],
-                seen: set[int] | None = None) -> None:
+def _duplicates(
+    node: Node, path: tuple[Any, ...], out: list[tuple[tuple[Any, ...], Node]], seen: set[int] | None = None
+) -> None:
     seen = set() if seen is None else seen
     if id(node) in seen:  # an alias: already checked where it was defined (and never expanded: billion laughs)
         return
@@ -248,8 +255,11 @@ def _key(value: Any) -> str:
 def _fast(node: Node, depth: int, dup_maps: list[Node]) -> Any:
     """Plain value of an alias-free tree: one pass, depth-limited, duplicate keys noticed."""
     if depth > MAX_DEPTH:
-        raise ParseError(f"nesting deeper than {MAX_DEPTH} levels; refusing to parse",
-                         node.start_mark.line + 1, node.start_mark.column + 1)
+        raise ParseError(
+            f"nesting deeper than {MAX_DEPTH} levels; refusing to parse",
+            node.start_mark.line + 1,
+            node.start_mark.column + 1,
+        )
     if isinstance(node, ScalarNode):
         conv = _SCALARS.get(node.tag)
         if conv is None:
@@ -337,8 +347,11 @@ def parse(text: str) -> Document | None:
                 _duplicates(root, (), dups)
             return Document(root, value, dups)
     if _node_depth(root) > MAX_DEPTH:
-        raise ParseError(f"nesting deeper than {MAX_DEPTH} levels; refusing to parse",
-                         root.start_mark.line + 1, root.start_mark.column + 1)
+        raise ParseError(
+            f"nesting deeper than {MAX_DEPTH} levels; refusing to parse",
+            root.start_mark.line + 1,
+            root.start_mark.column + 1,
+        )
     value = construct(root)  # first: it refuses alias bombs before anything walks the tree
     dups = []
     _duplicates(root, (), dups)
