@@ -172,3 +172,20 @@ def test_a_file_listed_as_a_patch_is_judged_as_a_patch(tmp_path: pathlib.Path) -
     res = cli("fix", str(tmp_path))
     assert res.returncode == 1 and b"required" not in res.stderr
     assert (tmp_path / "overlay" / "bigger.yaml").read_text() == patch.replace("v1alpha2", "v1beta1")
+
+
+def test_worker_processes_give_the_same_results_in_the_same_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    from transform import run, sources
+    from transform.settings import Settings
+
+    monkeypatch.setattr(run, "PARALLEL_MIN_BYTES", 0)  # force the pool even for a small input
+
+    def results(jobs: int) -> list[tuple[str, str | None, list[str]]]:
+        res = run.RunResult()
+        items = run.read_inputs(sources.discover([str(EXAMPLE)]), res)
+        run.upgrade_items(items, Settings(rename=True), res, jobs=jobs)
+        return [(r.name, r.new_text, [str(f) for f in r.findings]) for r in res.results]
+
+    serial = results(1)
+    assert any(text for _, text, _ in serial)
+    assert results(2) == serial
