@@ -11,6 +11,7 @@ from transform import convert, fields, payloads, revisions
 from transform.findings import Finding, Severity, error, info, warning
 from transform.index import REF_PATHS, Index, namespace_of
 from transform.plain import as_map
+from transform.plain import get as _get
 from transform.run import is_kustomization_file
 
 if TYPE_CHECKING:
@@ -52,17 +53,6 @@ class Outcome:
     @property
     def error(self) -> bool:
         return any(f.severity is Severity.ERROR for f in self.findings)
-
-
-def _get(doc: Any, path: Path) -> Any:
-    for p in path:
-        if isinstance(doc, dict):
-            doc = doc.get(p)
-        elif isinstance(doc, list) and isinstance(p, int) and 0 <= p < len(doc):
-            doc = doc[p]
-        else:
-            return None
-    return doc
 
 
 def _set(doc: Any, path: Path, value: Any) -> Any:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from transform import payloads, revisions
+from transform.plain import get as _get
 
 Hints = revisions.Hints
 
@@ -24,14 +25,6 @@ REF_PATHS: dict[str, tuple[tuple[str, ...], ...]] = {
         ("status", "preferenceRef", "controllerRevisionRef", "name"),
     ),
 }
-
-
-def _get(doc: Any, path: tuple[Any, ...]) -> Any:
-    for p in path:
-        if not isinstance(doc, dict):
-            return None
-        doc = doc.get(p)
-    return doc
 
 
 def namespace_of(doc: dict[str, Any]) -> str:

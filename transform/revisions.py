@@ -17,6 +17,7 @@ from transform import convert, fields
 from transform.findings import Finding, info, warning
 from transform.payloads import LABEL, NAMESPACED_KIND, Decoded, RevisionError, decode, owner
 from transform.plain import as_map
+from transform.plain import get as _get
 from transform.quantity import QuantityError, canonical
 
 LABELS = ("object-generation", "object-kind", "object-name", "object-uid", "object-version")
@@ -126,14 +127,6 @@ def _drop_nulls(value: Any) -> Any:
         return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
     if isinstance(value, list):
         return [_drop_nulls(v) for v in value]
-    return value
-
-
-def _get(value: Any, path: tuple[Any, ...]) -> Any:
-    for p in path:
-        if not isinstance(value, dict):
-            return None
-        value = value.get(p)
     return value
 
 
