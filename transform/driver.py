@@ -32,7 +32,7 @@ class Progress:
     """A progress line on stderr, only for a terminal and a long run."""
 
     def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled and sys.stderr.isatty()
+        self.enabled = enabled and sys.stderr.isatty() and not os.environ.get("CI") and os.environ.get("TERM") != "dumb"
         self.start = time.monotonic()
         self.shown = False
 
