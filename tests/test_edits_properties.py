@@ -47,7 +47,7 @@ def render(value: Any, indent: int, unit: int, seq_indent: bool, comment: bool, 
                 lines.append(f"{pad}{key}:{tag}")
                 lines += render(v, indent + (unit if seq_indent else 0), unit, seq_indent, comment, counter)
             else:
-                lines.append(f"{pad}{key}: {emit._empty(v) or emit.scalar(v, style)}{tag}")
+                lines.append(f"{pad}{key}: {emit.empty(v) or emit.scalar(v, style)}{tag}")
         return lines
     for item in value:
         if isinstance(item, dict) and item:
@@ -58,7 +58,7 @@ def render(value: Any, indent: int, unit: int, seq_indent: bool, comment: bool, 
         elif isinstance(item, list) and item:
             lines.append(f"{pad}- {json.dumps(item)}")
         else:
-            lines.append(f"{pad}- {emit._empty(item) or emit.scalar(item, style)}")
+            lines.append(f"{pad}- {emit.empty(item) or emit.scalar(item, style)}")
     return lines
 
 

@@ -192,7 +192,7 @@ class Planner:
             # of the lines it covered stay, the first at the end of the line, the others below it
             end, kept = self._through_comment(k.end_mark.index, self.content_end(v) if emit.is_block(v) else
                                               v.end_mark.index, [v])
-            text = ": " + (emit._empty(new) or self._scalar(new, None))
+            text = ": " + (emit.empty(new) or self._scalar(new, None))
             if kept:
                 pad = " " * k.start_mark.column
                 text += "  " + kept[0] + "".join(f"{self.nl}{pad}{c}" for c in kept[1:])

@@ -7,7 +7,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from transform.yamlnodes import resolve_tag
@@ -84,7 +83,7 @@ def scalar(value: Any, style: Style, quote: str | None = None) -> str:
     return json.dumps(s, ensure_ascii=False)
 
 
-def _empty(value: Any) -> str | None:
+def empty(value: Any) -> str | None:
     if value == {} and isinstance(value, dict):
         return "{}"
     if value == [] and isinstance(value, list):
@@ -106,7 +105,7 @@ def block(value: Any, indent: int, style: Style) -> list[str]:
                 lines.append(f"{pad}{key}:")
                 lines.extend(block(v, indent + (style.unit if style.seq_indent else 0), style))
             else:
-                lines.append(f"{pad}{key}: {_empty(v) or scalar(v, style)}")
+                lines.append(f"{pad}{key}: {empty(v) or scalar(v, style)}")
         return lines
     for item in value:
         if isinstance(item, dict) and item:
@@ -116,7 +115,7 @@ def block(value: Any, indent: int, style: Style) -> list[str]:
         elif isinstance(item, list) and item:
             lines.append(f"{pad}- {json.dumps(item, ensure_ascii=False)}")
         else:
-            lines.append(f"{pad}- {_empty(item) or scalar(item, style)}")
+            lines.append(f"{pad}- {empty(item) or scalar(item, style)}")
     return lines
 
 
@@ -137,5 +136,3 @@ def is_block(node: Node) -> bool:
 def quote_of(node: Node) -> str | None:
     return node.style if isinstance(node, ScalarNode) and node.style in ("'", '"') else None
 
-
-__all__ = ["Style", "block", "detect_style", "flow", "is_block", "plain_ok", "quote_of", "scalar", "yaml"]
