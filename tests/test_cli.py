@@ -189,3 +189,11 @@ def test_worker_processes_give_the_same_results_in_the_same_order(monkeypatch: p
     serial = results(1)
     assert any(text for _, text, _ in serial)
     assert results(2) == serial
+
+
+def test_exit_zero_even_if_changed(tree: pathlib.Path) -> None:
+    res = cli("fix", "--exit-zero-even-if-changed", str(tree))
+    assert res.returncode == 0, res.stderr
+    assert (tree / "a" / "old.yaml").read_text() == NEW
+    (tree / "bad.yaml").write_text(BAD)
+    assert cli("fix", "--exit-zero-even-if-changed", str(tree)).returncode == 3

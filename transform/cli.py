@@ -205,14 +205,25 @@ def _run(
     is_flag=True,
     help="With --modernize, modernize revision payloads too (they are snapshots: off by default).",
 )
+@click.option(
+    "--exit-zero-even-if-changed",
+    is_flag=True,
+    help="Exit 0 rather than 1 when files were rewritten (errors still exit 3).",
+)
 @common_options()
 def fix(
-    paths: tuple[str, ...], output_dir: str | None, modernize: bool, modernize_revisions: bool, **kw: Any
+    paths: tuple[str, ...],
+    output_dir: str | None,
+    modernize: bool,
+    modernize_revisions: bool,
+    exit_zero_even_if_changed: bool,
+    **kw: Any,
 ) -> None:
     """Rewrite files in place (exit 1 when a file changed). With -, read stdin, write stdout."""
     c = _common(kw)
     extra = {"modernize": modernize, "modernize_revisions": modernize_revisions}
-    sys.exit(_guard(lambda c: _run("fix", paths, c, output_dir=output_dir, write=True, extra=extra), c))
+    code = _guard(lambda c: _run("fix", paths, c, output_dir=output_dir, write=True, extra=extra), c)
+    sys.exit(EXIT_OK if exit_zero_even_if_changed and code == EXIT_CHANGED else code)
 
 
 @cli.command(epilog=EXIT_CODES_HELP)
