@@ -16,7 +16,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from transform import emit
 from transform.emit import Style
-from transform.yamlnodes import iter_scalars
+from transform.nodepath import iter_scalars
 
 
 @dataclass(frozen=True, order=True)

@@ -16,7 +16,7 @@ from typing import Any
 
 from yaml.nodes import Node
 
-from transform import edits, emit, textio, yamlnodes
+from transform import edits, emit, nodepath, textio, yamlnodes
 from transform.documents import Change, upgrade_document
 from transform.findings import Finding, Severity, error
 from transform.index import Index
@@ -150,7 +150,7 @@ def upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> Fi
             continue
         style = emit.detect_style(pd.text, root, source.newline)
         replace = frozenset(
-            id(n) for c in outcome.changes for p in c.replace if (n := yamlnodes.node_at(root, p)) is not None
+            id(n) for c in outcome.changes for p in c.replace if (n := nodepath.node_at(root, p)) is not None
         )
         try:
             body = edits.apply(pd.text, edits.plan(pd.text, root, pd.doc.value, outcome.value, style, replace))
@@ -186,7 +186,7 @@ def duplicate_keys(pd: ParsedDoc, settings: Settings, locate: Any) -> list[Findi
 def _locator(name: str, pd: ParsedDoc, line0: int) -> Any:
     def locate(f: Finding) -> Finding:
         try:
-            line, col = yamlnodes.locate(pd.doc.root, f.path) if pd.doc is not None else (0, 0)
+            line, col = nodepath.locate(pd.doc.root, f.path) if pd.doc is not None else (0, 0)
         except yamlnodes.ParseError:
             line, col = 0, 0
         return f.at(
@@ -259,7 +259,7 @@ def _verify(
     if settings.validate_output:
         for change in changes:
             for f in change.validate(doc.value):
-                line, col = yamlnodes.locate(doc.root, f.path)
+                line, col = nodepath.locate(doc.root, f.path)
                 result.findings.append(f.at(file=name, line=line0 + line, column=col, doc=pd.index))
                 ok = ok and f.severity is not Severity.ERROR
     return ok

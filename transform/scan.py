@@ -114,7 +114,7 @@ def _ns_match(a: str, b: str) -> bool:
 def scan_items(items: Iterable[tuple[str, bytes]], target: tuple[int, int] = releases.LATEST,
                settings: Settings | None = None) -> Scan:
     from transform.engine import iter_documents
-    from transform.yamlnodes import locate
+    from transform.nodepath import locate
 
     settings = settings or Settings(target=target)
     scan = Scan(target=target)
