@@ -23,14 +23,13 @@ import posixpath
 import re
 import shutil
 import tarfile
-import tempfile
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import IO
 
-from transform import textio
+from transform import sinks, textio
 from transform.engine import FileResult, iter_documents, upgrade_file
 from transform.findings import Finding, error, info, warning
 from transform.index import Index
@@ -237,32 +236,18 @@ def upgrade_backup(path: str, output: str | None, settings: Settings) -> Outcome
     if output is None:
         _pass2(path, None, settings, found, outcome)
         return outcome
-    directory = os.path.dirname(os.path.abspath(output))
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".instancetype-upgrade.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise BackupError(f"{output}: cannot write: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
+        with sinks.atomic_file(output) as fh:
             _pass2(path, fh, settings, found, outcome)
-        if not outcome.changed:
-            shutil.copyfile(path, tmp)  # nothing to change: the very same bytes
-        _check_unchanged(path, before)
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
-        mode = os.stat(output).st_mode & 0o7777 if os.path.exists(output) else 0o644
-        os.chmod(tmp, mode)
-        os.replace(tmp, output)
-        tmp = ""
+            if not outcome.changed:  # nothing to change: the very same bytes
+                fh.seek(0)
+                fh.truncate()
+                with open(path, "rb") as src:
+                    shutil.copyfileobj(src, fh)
+            _check_unchanged(path, before)
         outcome.written = True
     except OSError as exc:
         raise BackupError(f"{output}: cannot write: {exc.strerror or exc}") from None
-    finally:
-        if tmp:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
     return outcome
 
 

@@ -2,62 +2,77 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import tempfile
+from collections.abc import Iterator
+from typing import IO
 
 
 class WriteError(Exception):
     pass
 
 
-def write_atomic(path: str, data: bytes, expect: bytes | None = None, *, durable: bool = True) -> None:
-    """Replace `path` by `data` so that a reader (or a crash) sees the old or the new file, never half.
+@contextlib.contextmanager
+def atomic_file(path: str, *, durable: bool = True) -> Iterator[IO[bytes]]:
+    """A file that replaces `path` only when the block completes: a reader or a crash sees the old
+    file or the new one, never half of it.
 
-    Temp file in the same directory, fsync (when `durable`: always for a user's own file), keep the
-    permission bits, rename over. When `expect` is given and the file no longer holds it (another run
-    changed it meanwhile), nothing is written.
+    A temp file in the same directory; on success flushed, fsynced (when `durable`: always for a
+    user's own file), given the target's permission bits, renamed over it, and the directory synced.
+    On an exception the temp file is removed and `path` is untouched. Raises OSError.
     """
     directory = os.path.dirname(os.path.abspath(path))
     try:
-        st = os.stat(path)
-        mode = st.st_mode & 0o7777
+        mode = os.stat(path).st_mode & 0o7777
     except FileNotFoundError:
         mode = 0o644
     fd, tmp = tempfile.mkstemp(prefix=".instancetype-upgrade.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            yield fh
             fh.flush()
             if durable:
                 os.fsync(fh.fileno())
         os.chmod(tmp, mode)
-        if expect is not None:
-            with open(path, "rb") as fh:
-                if fh.read() != expect:
-                    raise WriteError("file changed while it was being upgraded (another run?); left as it is")
         os.replace(tmp, path)
         tmp = ""
-        if not durable:
-            return
-        try:
-            dfd = os.open(directory, os.O_RDONLY)
-        except OSError:
-            return
-        try:
-            os.fsync(dfd)
-        except OSError:
-            pass
-        finally:
-            os.close(dfd)
-    except OSError as exc:
-        raise WriteError(f"cannot write: {exc.strerror or exc}") from None
+        if durable:
+            _sync_directory(directory)
     finally:
         if tmp:
             try:
                 os.unlink(tmp)
             except OSError:
                 pass
+
+
+def _sync_directory(directory: str) -> None:
+    try:
+        dfd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)
+
+
+def write_atomic(path: str, data: bytes, expect: bytes | None = None, *, durable: bool = True) -> None:
+    """Replace `path` by `data` atomically (see `atomic_file`). When `expect` is given and the file no
+    longer holds it (another run changed it meanwhile), nothing is written."""
+    try:
+        with atomic_file(path, durable=durable) as fh:
+            fh.write(data)
+            if expect is not None:
+                with open(path, "rb") as current:
+                    if current.read() != expect:
+                        raise WriteError("file changed while it was being upgraded (another run?); left as it is")
+    except OSError as exc:
+        raise WriteError(f"cannot write: {exc.strerror or exc}") from None
 
 
 def output_path(output_dir: str, rel: str) -> str:
