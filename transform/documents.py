@@ -73,7 +73,11 @@ def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str 
     if not isinstance(value, dict):
         if value is not None:
             out.findings.append(
-                error("input.not-an-object", f"document is a {type(value).__name__}, not a Kubernetes object")
+                error(
+                    "input.not-an-object",
+                    f"document is a {type(value).__name__}, not a Kubernetes object (if this file is not a "
+                    "manifest, e.g. an Ansible playbook, leave it out with --exclude)",
+                )
             )
         return out
     _visit(out, (), value, settings, index, file)

@@ -68,7 +68,13 @@ def validate_items(items: list[Item], settings: Settings, run: RunResult) -> Non
             result.findings += duplicate_keys(pd, settings, locate)
             if not isinstance(pd.doc.value, dict):
                 result.findings.append(
-                    locate(error("input.not-an-object", "document is not a Kubernetes object"))
+                    locate(
+                        error(
+                            "input.not-an-object",
+                            f"document is a {type(pd.doc.value).__name__}, not a Kubernetes object (if this file "
+                            "is not a manifest, leave it out with --exclude)",
+                        )
+                    )
                 )
                 continue
             for path, obj in _walk(pd.doc.value, ()):
