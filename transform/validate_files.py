@@ -66,7 +66,7 @@ def validate_items(items: list[Item], settings: Settings, run: RunResult) -> Non
                 continue
             locate = _locator(item.name, pd, pd.line0)
             result.findings += duplicate_keys(pd, settings, locate)
-            if not isinstance(pd.doc.value, dict):
+            if pd.doc.value is not None and not isinstance(pd.doc.value, dict):
                 result.findings.append(
                     locate(
                         error(
