@@ -200,3 +200,16 @@ def test_inline_kustomize_patch_keeps_its_block_style(tmp_path: pathlib.Path) ->
     r = upgrade_file("overlay/kustomization.yaml", before.encode(), Settings(), Index())
     assert not r.failed, [str(f) for f in r.findings]
     assert r.new_text == before.replace("v1alpha1", "v1beta1")
+
+
+def test_a_flow_style_wrapper_becomes_a_nested_block() -> None:
+    doc = (
+        "apiVersion: apps/v1\nkind: ControllerRevision\nmetadata:\n  name: r\n  ownerReferences: [{apiVersion: kubevirt.io/v1,"
+        " kind: VirtualMachine, name: vm-a, uid: x, controller: true}]\n"
+        'data: {apiVersion: "", spec: eyJjcHUiOnsiZ3Vlc3QiOjF9LCJtZW1vcnkiOnsiZ3Vlc3QiOiIxMjhNaSJ9fQ==}  # wrapper\n'
+        "revision: 0\n"
+    )
+    r = upgrade_file("f.yaml", doc.encode(), Settings(), Index())
+    assert not r.failed and r.new_text is not None
+    assert "data:  # wrapper\n  apiVersion: instancetype.kubevirt.io/v1beta1\n" in r.new_text
+    assert yaml.safe_load(r.new_text)["data"]["spec"]["memory"] == {"guest": "128Mi"}

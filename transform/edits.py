@@ -185,6 +185,8 @@ class Planner:
     def _diff_value(self, k: Node, v: Node, old: Any, new: Any, flow: bool) -> list[Edit]:
         if same(old, new):
             return []
+        if id(v) in self.replace and not flow and isinstance(new, dict) and new and not emit.is_block(v):
+            return [self._block_after_key(k, v, new)]  # a new payload is a nested block, as kubectl prints it
         if (
             not flow and not isinstance(new, (dict, list)) or (isinstance(new, (dict, list)) and not new)
         ) and (emit.is_block(v) or v.end_mark.index == v.start_mark.index):
