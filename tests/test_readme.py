@@ -1,0 +1,44 @@
+"""The README documents what the tool does: its set-up commands work, every command, hook and exit code is in it."""
+
+from __future__ import annotations
+
+import pathlib
+import re
+import subprocess
+import sys
+
+import yaml
+
+from transform.cli import cli
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+
+
+def test_the_example_command_shows_a_diff() -> None:
+    block = re.search(r"```sh\n(pip install -e \. && instancetype-upgrade [^\n]+)\n```", README)
+    assert block, "the README's first set-up command"
+    args = block.group(1).split("&& instancetype-upgrade ", 1)[1].split()
+    out = subprocess.run([sys.executable, "-m", "transform", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1, out.stderr
+    assert "+apiVersion: instancetype.kubevirt.io/v1beta1" in out.stdout
+
+
+def test_the_test_command_is_what_ci_runs() -> None:
+    block = re.search(r"```sh\n(pip install -e '\.\[test\]' && python -m pytest)\n```", README)
+    assert block
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "python -m pip install -q -e '.[test]'" in ci and "python -m pytest" in ci
+
+
+def test_every_command_and_exit_code_is_documented() -> None:
+    for name in cli.commands:
+        assert f"instancetype-upgrade {name}" in README, name
+    for code in ("| 0 |", "| 1 |", "| 2 |", "| 3 |", "| 123 |"):
+        assert code in README
+
+
+def test_every_hook_is_documented() -> None:
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    for hook in hooks:
+        assert hook["id"] in README, hook["id"]
