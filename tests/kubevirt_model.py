@@ -141,8 +141,7 @@ _A1_PREFERENCE: dict[str, Any] = {
         )
     },
     "firmware": {
-        k: "*bool"
-        for k in ("preferredUseBios", "preferredUseBiosSerial", "preferredUseEfi", "preferredUseSecureBoot")
+        k: "*bool" for k in ("preferredUseBios", "preferredUseBiosSerial", "preferredUseEfi", "preferredUseSecureBoot")
     },
     "machine": {"preferredMachineType": "string"},
 }
@@ -348,9 +347,7 @@ def _json_type(v: Any) -> str:
 
 
 def _type_error(v: Any, path: str, gotype: str) -> ModelError:
-    return ModelError(
-        f"json: cannot unmarshal {_json_type(v)} into Go struct field {path} of type {gotype}", "type"
-    )
+    return ModelError(f"json: cannot unmarshal {_json_type(v)} into Go struct field {path} of type {gotype}", "type")
 
 
 def _decode_leaf(kind: str, v: Any, path: str) -> Any:
@@ -418,9 +415,7 @@ def encode_struct(tree: dict[str, Any], value: dict[str, Any]) -> dict[str, Any]
         if key not in value:
             if not required:
                 continue
-            out[key] = (
-                encode_struct(sub, {}) if isinstance(sub, dict) else {"uint32": 0, "quantity": "0"}[sub]
-            )
+            out[key] = encode_struct(sub, {}) if isinstance(sub, dict) else {"uint32": 0, "quantity": "0"}[sub]
             continue
         v = value[key]
         if isinstance(sub, dict):
@@ -554,11 +549,7 @@ def _decode_object(data: dict[str, Any]) -> tuple[str, str, dict[str, Any], dict
         except ModelError as e:
             raise ModelError(f"failed to decode object in ControllerRevision: {e}", e.reason) from e
         return version, kind, meta, spec
-    if (
-        group == GROUP
-        and version in ("v1alpha1", "v1alpha2", "v1beta1")
-        and kind.removesuffix("List") in KINDS
-    ):
+    if group == GROUP and version in ("v1alpha1", "v1alpha2", "v1beta1") and kind.removesuffix("List") in KINDS:
         raise ModelError(f"unexpected type in ControllerRevision: *{version}.{kind}", "unexpected-type")
     if (api_version, kind) in OTHER_REGISTERED:
         raise ModelError(
@@ -566,8 +557,7 @@ def _decode_object(data: dict[str, Any]) -> tuple[str, str, dict[str, Any], dict
             "unexpected-type",
         )
     raise ModelError(
-        f"{DECODE_FAILED}no kind {json.dumps(kind)} is registered for version "
-        f"{json.dumps(api_version)} in scheme",
+        f"{DECODE_FAILED}no kind {json.dumps(kind)} is registered for version {json.dumps(api_version)} in scheme",
         "not-registered",
     )
 

@@ -54,16 +54,25 @@ def _objects(stdout: str) -> list[dict[str, Any]]:
 
 
 def _assert_upgraded(objs: list[dict[str, Any]]) -> None:
-    ours = [o for o in objs if str(o.get("apiVersion", "")).split("/")[0] in
-            ("instancetype.kubevirt.io", "flavor.kubevirt.io")]
+    ours = [
+        o
+        for o in objs
+        if str(o.get("apiVersion", "")).split("/")[0] in ("instancetype.kubevirt.io", "flavor.kubevirt.io")
+    ]
     assert ours
     assert {o["apiVersion"] for o in ours} == {"instancetype.kubevirt.io/v1beta1"}
 
 
 def test_discover_matches_kustomization_dir() -> None:
     spec = yaml.safe_load(PLUGIN.read_text())["spec"]
-    proc = subprocess.run(spec["discover"]["find"]["command"], cwd=ROOT / "examples" / "gitops-repo",
-                          capture_output=True, text=True, timeout=60, check=True)
+    proc = subprocess.run(
+        spec["discover"]["find"]["command"],
+        cwd=ROOT / "examples" / "gitops-repo",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert proc.stdout.strip()
 
 

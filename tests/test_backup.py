@@ -40,84 +40,148 @@ def compact(obj: Any) -> bytes:
 
 def vm_owner(name: str = "vm-legacy", uid: str = VM_UID, kind: str = "VirtualMachine") -> list[dict[str, Any]]:
     api = "kubevirt.io/v1" if kind == "VirtualMachine" else "snapshot.kubevirt.io/v1beta1"
-    return [{"apiVersion": api, "blockOwnerDeletion": True, "controller": True, "kind": kind, "name": name,
-             "uid": uid}]
+    return [{"apiVersion": api, "blockOwnerDeletion": True, "controller": True, "kind": kind, "name": name, "uid": uid}]
 
 
 def f1_revision() -> dict[str, Any]:
     spec = base64.b64encode(b'{"cpu":{"guest":1},"memory":{"guest":"128Mi"}}').decode()
-    return {"apiVersion": "apps/v1", "kind": "ControllerRevision",
-            "metadata": {"name": F1_NAME, "namespace": NS, "ownerReferences": vm_owner()},
-            "data": {"apiVersion": "", "spec": spec}, "revision": 0}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "ControllerRevision",
+        "metadata": {"name": F1_NAME, "namespace": NS, "ownerReferences": vm_owner()},
+        "data": {"apiVersion": "", "spec": spec},
+        "revision": 0,
+    }
 
 
 def v1alpha2_payload(kind: str, name: str, uid: str, spec: dict[str, Any]) -> dict[str, Any]:
-    return {"apiVersion": "instancetype.kubevirt.io/v1alpha2", "kind": kind,
-            "metadata": {"creationTimestamp": "2022-09-30T12:20:19Z", "generation": 1, "name": name,
-                         "namespace": NS, "resourceVersion": "10303", "uid": uid}, "spec": spec}
+    return {
+        "apiVersion": "instancetype.kubevirt.io/v1alpha2",
+        "kind": kind,
+        "metadata": {
+            "creationTimestamp": "2022-09-30T12:20:19Z",
+            "generation": 1,
+            "name": name,
+            "namespace": NS,
+            "resourceVersion": "10303",
+            "uid": uid,
+        },
+        "spec": spec,
+    }
 
 
 def f2_revision() -> dict[str, Any]:
-    payload = v1alpha2_payload("VirtualMachinePreference", "cirros", PREF_UID,
-                               {"devices": {"preferredDiskBus": "virtio"}})
-    return {"apiVersion": "apps/v1", "kind": "ControllerRevision",
-            "metadata": {"name": F2_NAME, "namespace": NS, "ownerReferences": vm_owner()},
-            "data": payload, "revision": 0}
+    payload = v1alpha2_payload(
+        "VirtualMachinePreference", "cirros", PREF_UID, {"devices": {"preferredDiskBus": "virtio"}}
+    )
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "ControllerRevision",
+        "metadata": {"name": F2_NAME, "namespace": NS, "ownerReferences": vm_owner()},
+        "data": payload,
+        "revision": 0,
+    }
 
 
 def snapshot_revision() -> dict[str, Any]:
-    payload = v1alpha2_payload("VirtualMachineInstancetype", "csmall", IT_UID,
-                               {"cpu": {"guest": 1}, "memory": {"guest": "128Mi"}})
-    return {"apiVersion": "apps/v1", "kind": "ControllerRevision",
-            "metadata": {"name": SNAP_NAME, "namespace": NS,
-                         "ownerReferences": vm_owner("snap-1", "5e1d...", "VirtualMachineSnapshot")},
-            "data": payload, "revision": 0}
+    payload = v1alpha2_payload(
+        "VirtualMachineInstancetype", "csmall", IT_UID, {"cpu": {"guest": 1}, "memory": {"guest": "128Mi"}}
+    )
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "ControllerRevision",
+        "metadata": {
+            "name": SNAP_NAME,
+            "namespace": NS,
+            "ownerReferences": vm_owner("snap-1", "5e1d...", "VirtualMachineSnapshot"),
+        },
+        "data": payload,
+        "revision": 0,
+    }
 
 
 def statefulset_revision() -> dict[str, Any]:
-    return {"apiVersion": "apps/v1", "kind": "ControllerRevision",
-            "metadata": {"name": "postgres-7d9f8b6c5d", "namespace": NS,
-                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "postgres",
-                                              "uid": "1a3c", "controller": True}]},
-            "data": {"spec": {"template": {"$patch": "replace"}}}, "revision": 3}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "ControllerRevision",
+        "metadata": {
+            "name": "postgres-7d9f8b6c5d",
+            "namespace": NS,
+            "ownerReferences": [
+                {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "postgres", "uid": "1a3c", "controller": True}
+            ],
+        },
+        "data": {"spec": {"template": {"$patch": "replace"}}},
+        "revision": 3,
+    }
 
 
 def vm(instancetype_rev: str = F1_NAME, preference_rev: str = F2_NAME, name: str = "vm-legacy") -> dict[str, Any]:
-    return {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine",
-            "metadata": {"name": name, "namespace": NS, "uid": VM_UID},
-            "spec": {"runStrategy": "Always",
-                     "instancetype": {"kind": "VirtualMachineInstancetype", "name": "csmall",
-                                      "revisionName": instancetype_rev},
-                     "preference": {"kind": "VirtualMachinePreference", "name": "cirros",
-                                    "revisionName": preference_rev},
-                     "template": {"spec": {"domain": {"devices": {}}}}},
-            "status": {"instancetypeRef": {"kind": "VirtualMachineInstancetype", "name": "csmall",
-                                           "controllerRevisionRef": {"name": instancetype_rev}},
-                       "preferenceRef": {"kind": "VirtualMachinePreference", "name": "cirros",
-                                         "controllerRevisionRef": {"name": preference_rev}}}}
+    return {
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "VirtualMachine",
+        "metadata": {"name": name, "namespace": NS, "uid": VM_UID},
+        "spec": {
+            "runStrategy": "Always",
+            "instancetype": {"kind": "VirtualMachineInstancetype", "name": "csmall", "revisionName": instancetype_rev},
+            "preference": {"kind": "VirtualMachinePreference", "name": "cirros", "revisionName": preference_rev},
+            "template": {"spec": {"domain": {"devices": {}}}},
+        },
+        "status": {
+            "instancetypeRef": {
+                "kind": "VirtualMachineInstancetype",
+                "name": "csmall",
+                "controllerRevisionRef": {"name": instancetype_rev},
+            },
+            "preferenceRef": {
+                "kind": "VirtualMachinePreference",
+                "name": "cirros",
+                "controllerRevisionRef": {"name": preference_rev},
+            },
+        },
+    }
 
 
 def snapshot_content() -> dict[str, Any]:
     embedded = vm(SNAP_NAME, F2_NAME)
     embedded.pop("status")
     embedded["spec"]["preference"].pop("revisionName")
-    return {"apiVersion": "snapshot.kubevirt.io/v1beta1", "kind": "VirtualMachineSnapshotContent",
-            "metadata": {"name": "vmsnapshot-content-1", "namespace": NS},
-            "spec": {"source": {"virtualMachine": embedded}, "virtualMachineSnapshotName": "snap-1"}}
+    return {
+        "apiVersion": "snapshot.kubevirt.io/v1beta1",
+        "kind": "VirtualMachineSnapshotContent",
+        "metadata": {"name": "vmsnapshot-content-1", "namespace": NS},
+        "spec": {"source": {"virtualMachine": embedded}, "virtualMachineSnapshotName": "snap-1"},
+    }
 
 
 def instancetype_v1alpha2() -> dict[str, Any]:
-    return {"apiVersion": "instancetype.kubevirt.io/v1alpha2", "kind": "VirtualMachineInstancetype",
-            "metadata": {"name": "csmall", "namespace": NS, "uid": IT_UID, "generation": 1},
-            "spec": {"cpu": {"guest": 1}, "memory": {"guest": "128Mi"}}}
+    return {
+        "apiVersion": "instancetype.kubevirt.io/v1alpha2",
+        "kind": "VirtualMachineInstancetype",
+        "metadata": {"name": "csmall", "namespace": NS, "uid": IT_UID, "generation": 1},
+        "spec": {"cpu": {"guest": 1}, "memory": {"guest": "128Mi"}},
+    }
 
 
 def pod() -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": "virt-launcher-vm-legacy-x7k2p", "namespace": NS,
-                         "ownerReferences": [{"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachineInstance",
-                                              "name": "vm-legacy", "uid": "9c1e", "controller": True}]},
-            "spec": {"containers": [{"name": "compute", "image": "virt-launcher"}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "virt-launcher-vm-legacy-x7k2p",
+            "namespace": NS,
+            "ownerReferences": [
+                {
+                    "apiVersion": "kubevirt.io/v1",
+                    "kind": "VirtualMachineInstance",
+                    "name": "vm-legacy",
+                    "uid": "9c1e",
+                    "controller": True,
+                }
+            ],
+        },
+        "spec": {"containers": [{"name": "compute", "image": "virt-launcher"}]},
+    }
 
 
 def velero_entries() -> list[tuple[str, bytes]]:
@@ -242,8 +306,9 @@ def test_fix_backup_every_entry(backup: Path, tmp_path: Path, capsys: pytest.Cap
     assert not list(tmp_path.glob(".instancetype-upgrade.*"))
 
 
-def test_rename_keeps_vm_and_revision_consistent(backup: Path, tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_rename_keeps_vm_and_revision_consistent(
+    backup: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "out.tar.gz"
     code, err = run(["backup", str(backup), "-o", str(out), "--rename"], capsys)
     assert code == 1, err
@@ -279,9 +344,11 @@ def test_check_writes_nothing(backup: Path, tmp_path: Path, capsys: pytest.Captu
 
 
 def test_nothing_to_change_is_a_byte_copy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    entries = [("metadata/version", b"1.1.0\n"),
-               (f"resources/pods/namespaces/{NS}/p.json", compact(pod())),
-               (f"{CR_DIR}/namespaces/{NS}/postgres.json", compact(statefulset_revision()))]
+    entries = [
+        ("metadata/version", b"1.1.0\n"),
+        (f"resources/pods/namespaces/{NS}/p.json", compact(pod())),
+        (f"{CR_DIR}/namespaces/{NS}/postgres.json", compact(statefulset_revision())),
+    ]
     src = make_tar(tmp_path / "in.tar.gz", entries)
     out = tmp_path / "out.tar.gz"
     code, err = run(["backup", str(src), "-o", str(out)], capsys)
@@ -297,13 +364,15 @@ def test_rerun_on_output_changes_nothing(backup: Path, tmp_path: Path, capsys: p
     assert again.read_bytes() == out.read_bytes()
 
 
-@pytest.mark.parametrize("bad", [
-    [("../evil", b"x")],
-    [("/etc/evil", b"x")],
-    [("resources/a/../../evil", b"x")],
-])
-def test_refuses_unsafe_paths(bad: list[tuple[str, bytes]], tmp_path: Path,
-                              capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "bad",
+    [
+        [("../evil", b"x")],
+        [("/etc/evil", b"x")],
+        [("resources/a/../../evil", b"x")],
+    ],
+)
+def test_refuses_unsafe_paths(bad: list[tuple[str, bytes]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src = make_tar(tmp_path / "in.tar.gz", [("metadata/version", b"1.1.0\n"), *bad])
     out = tmp_path / "out.tar.gz"
     code, err = run(["backup", str(src), "-o", str(out)], capsys)
@@ -312,12 +381,15 @@ def test_refuses_unsafe_paths(bad: list[tuple[str, bytes]], tmp_path: Path,
     assert not out.exists() and not list(tmp_path.glob(".instancetype-upgrade.*"))
 
 
-@pytest.mark.parametrize("ti", [
-    link("metadata/escape", "../../etc/passwd"),
-    link("metadata/abs", "/etc/passwd"),
-    link("metadata/hard", "../outside", tarfile.LNKTYPE),
-    link("resources/dir", "../.."),
-])
+@pytest.mark.parametrize(
+    "ti",
+    [
+        link("metadata/escape", "../../etc/passwd"),
+        link("metadata/abs", "/etc/passwd"),
+        link("metadata/hard", "../outside", tarfile.LNKTYPE),
+        link("resources/dir", "../.."),
+    ],
+)
 def test_refuses_escaping_links(ti: tarfile.TarInfo, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src = make_tar(tmp_path / "in.tar.gz", [("metadata/version", b"1.1.0\n")], [ti])
     out = tmp_path / "out.tar.gz"
@@ -361,11 +433,16 @@ def test_truncated(backup: Path, tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_failed_member_copied_unchanged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    broken = b'{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"x","namespace":"d",' \
-             b'"ownerReferences":[{"apiVersion":"kubevirt.io/v1","kind":"VirtualMachine","name":"v",' \
-             b'"controller":true}]},"data":{"apiVersion":"","spec":"!!!notbase64"}'
-    entries = [("metadata/version", b"1.1.0\n"), (f"{CR_DIR}/namespaces/d/x.json", broken),
-               (f"{CR_DIR}/namespaces/{NS}/{F2_NAME}.json", compact(f2_revision()))]
+    broken = (
+        b'{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"x","namespace":"d",'
+        b'"ownerReferences":[{"apiVersion":"kubevirt.io/v1","kind":"VirtualMachine","name":"v",'
+        b'"controller":true}]},"data":{"apiVersion":"","spec":"!!!notbase64"}'
+    )
+    entries = [
+        ("metadata/version", b"1.1.0\n"),
+        (f"{CR_DIR}/namespaces/d/x.json", broken),
+        (f"{CR_DIR}/namespaces/{NS}/{F2_NAME}.json", compact(f2_revision())),
+    ]
     src = make_tar(tmp_path / "in.tar.gz", entries)
     out = tmp_path / "out.tar.gz"
     code, err = run(["backup", str(src), "-o", str(out)], capsys)
@@ -385,8 +462,12 @@ def test_usage_errors(backup: Path, tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_subprocess(backup: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.tar.gz"
-    proc = subprocess.run([sys.executable, "-m", "transform", "backup", str(backup), "-o", str(out), "-q"],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "transform", "backup", str(backup), "-o", str(out), "-q"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 1, proc.stderr
     check_entries(backup, out, {})
 
@@ -426,8 +507,11 @@ def test_memory_stays_flat() -> None:
 
 def test_hardlink_follows_a_renamed_revision(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     old = f"{CR_DIR}/namespaces/{NS}/{F1_NAME}.json"
-    entries = [("metadata/version", b"1.1.0\n"), (old, compact(f1_revision())),
-               (f"{VM_DIR}/namespaces/{NS}/vm-legacy.json", compact(vm()))]
+    entries = [
+        ("metadata/version", b"1.1.0\n"),
+        (old, compact(f1_revision())),
+        (f"{VM_DIR}/namespaces/{NS}/vm-legacy.json", compact(vm())),
+    ]
     src = make_tar(tmp_path / "in.tar.gz", entries, [link("metadata/hard", old, tarfile.LNKTYPE)])
     out = tmp_path / "out.tar.gz"
     code, err = run(["backup", str(src), "-o", str(out), "--rename"], capsys)

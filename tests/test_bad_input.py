@@ -65,7 +65,11 @@ BAD: dict[str, tuple[bytes, str, tuple[str, ...]]] = {
         r"truncated\.json:\d+:\d+: error: .*invalid YAML",
         (),
     ),
-    "scalar.yaml": (b'"instancetype.kubevirt.io/v1alpha1"\n', r"scalar\.yaml:1:1: error: .*not a Kubernetes object", ()),
+    "scalar.yaml": (
+        b'"instancetype.kubevirt.io/v1alpha1"\n',
+        r"scalar\.yaml:1:1: error: .*not a Kubernetes object",
+        (),
+    ),
     "list.yaml": (
         b"- instancetype.kubevirt.io/v1alpha1\n- VirtualMachineInstancetype\n",
         r"list\.yaml:1:1: error: .*list, not a Kubernetes object",
@@ -128,7 +132,9 @@ BAD: dict[str, tuple[bytes, str, tuple[str, ...]]] = {
     "rev-data-null.yaml": ((CR + "data: null\nrevision: 1\n").encode(), r"rev-data-null\.yaml:12:1: error: ", ()),
     "rev-data-empty.yaml": ((CR + "data: {}\nrevision: 1\n").encode(), r"rev-data-empty\.yaml:12:\d+: error: ", ()),
     "rev-not-base64.yaml": (
-        (CR + "data:\n  apiVersion: instancetype.kubevirt.io/v1alpha1\n  spec: '!!not base64**'\nrevision: 1\n").encode(),
+        (
+            CR + "data:\n  apiVersion: instancetype.kubevirt.io/v1alpha1\n  spec: '!!not base64**'\nrevision: 1\n"
+        ).encode(),
         r"rev-not-base64\.yaml:14:\d+: error: .*base64",
         (),
     ),
@@ -149,9 +155,11 @@ BAD: dict[str, tuple[bytes, str, tuple[str, ...]]] = {
         (),
     ),
     "rev-generation-not-int.yaml": (
-        (CR + "data:\n  apiVersion: instancetype.kubevirt.io/v1alpha2\n  kind: VirtualMachineInstancetype\n"
-         "  metadata:\n    name: c\n    generation: 1{\n  spec:\n    cpu: {guest: 1}\n    memory: {guest: 1Gi}\n"
-         "revision: 1\n").encode(),
+        (
+            CR + "data:\n  apiVersion: instancetype.kubevirt.io/v1alpha2\n  kind: VirtualMachineInstancetype\n"
+            "  metadata:\n    name: c\n    generation: 1{\n  spec:\n    cpu: {guest: 1}\n    memory: {guest: 1Gi}\n"
+            "revision: 1\n"
+        ).encode(),
         r"rev-generation-not-int\.yaml:\d+:\d+: error: .*generation",
         (),
     ),

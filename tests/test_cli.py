@@ -18,8 +18,9 @@ BAD = "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstan
 
 
 def cli(*args: str, stdin: bytes | None = None, cwd: pathlib.Path | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "transform", *args], input=stdin, capture_output=True, cwd=cwd,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "transform", *args], input=stdin, capture_output=True, cwd=cwd, timeout=120
+    )
 
 
 @pytest.fixture

@@ -22,7 +22,9 @@ SCALARS = st.one_of(
 )
 VALUES = st.recursive(
     SCALARS,
-    lambda inner: st.one_of(st.lists(inner, min_size=1, max_size=3), st.dictionaries(KEYS, inner, min_size=1, max_size=4)),
+    lambda inner: st.one_of(
+        st.lists(inner, min_size=1, max_size=3), st.dictionaries(KEYS, inner, min_size=1, max_size=4)
+    ),
     max_leaves=12,
 )
 DOCS = st.dictionaries(KEYS, VALUES, min_size=1, max_size=5)
@@ -69,7 +71,11 @@ def mutation(draw: st.DrawFn, doc: dict[str, Any]) -> dict[str, Any]:
         # walk to a random mapping
         target: Any = new
         while True:
-            children = [v for v in (target.values() if isinstance(target, dict) else target) if isinstance(v, (dict, list)) and v]
+            children = [
+                v
+                for v in (target.values() if isinstance(target, dict) else target)
+                if isinstance(v, (dict, list)) and v
+            ]
             if not children or draw(st.booleans()):
                 break
             target = draw(st.sampled_from(children))
@@ -87,10 +93,16 @@ def mutation(draw: st.DrawFn, doc: dict[str, Any]) -> dict[str, Any]:
     return new
 
 
-@settings(max_examples=int(__import__("os").environ.get("EDITS_EXAMPLES", "300")), deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=int(__import__("os").environ.get("EDITS_EXAMPLES", "300")),
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(doc=DOCS, unit=st.sampled_from([2, 4]), seq_indent=st.booleans(), crlf=st.booleans(), data=st.data())
-def test_planned_edits_read_back_exactly(doc: dict[str, Any], unit: int, seq_indent: bool, crlf: bool,
-                                         data: st.DataObject) -> None:
+def test_planned_edits_read_back_exactly(
+    doc: dict[str, Any], unit: int, seq_indent: bool, crlf: bool, data: st.DataObject
+) -> None:
     nl = "\r\n" if crlf else "\n"
     text = "# head\n" + "\n".join(render(doc, 0, unit, seq_indent, True, [0])) + "\n"
     text = text.replace("\n", nl)

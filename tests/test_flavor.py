@@ -33,19 +33,24 @@ def test_flavor_without_memory_guest_is_an_error() -> None:
     assert err and err[0].severity.value == "error" and "Add spec.memory.guest" in err[0].message
 
 
-@pytest.mark.parametrize("kind,expected", [
-    ("VirtualMachineFlavor", "VirtualMachineInstancetype"),
-    ("VirtualMachineClusterFlavor", "VirtualMachineClusterInstancetype"),
-    ("virtualmachineflavor", "virtualmachineinstancetype"),
-    ("virtualmachineflavors", "virtualmachineinstancetypes"),
-    ("virtualmachineclusterflavor", "virtualmachineclusterinstancetype"),
-    ("virtualmachineclusterflavors", "virtualmachineclusterinstancetypes"),
-    ("vmf", "virtualmachineinstancetype"),
-    ("vmcfs", "virtualmachineclusterinstancetypes"),
-])
+@pytest.mark.parametrize(
+    "kind,expected",
+    [
+        ("VirtualMachineFlavor", "VirtualMachineInstancetype"),
+        ("VirtualMachineClusterFlavor", "VirtualMachineClusterInstancetype"),
+        ("virtualmachineflavor", "virtualmachineinstancetype"),
+        ("virtualmachineflavors", "virtualmachineinstancetypes"),
+        ("virtualmachineclusterflavor", "virtualmachineclusterinstancetype"),
+        ("virtualmachineclusterflavors", "virtualmachineclusterinstancetypes"),
+        ("vmf", "virtualmachineinstancetype"),
+        ("vmcfs", "virtualmachineclusterinstancetypes"),
+    ],
+)
 def test_vm_matcher_kinds(kind: str, expected: str) -> None:
-    vm = {"kind": "VirtualMachine", "spec": {"running": False, "flavor": {"kind": kind, "name": "c",
-                                                                          "revisionName": "r"}}}
+    vm = {
+        "kind": "VirtualMachine",
+        "spec": {"running": False, "flavor": {"kind": kind, "name": "c", "revisionName": "r"}},
+    }
     new, _found = flavor.upgrade_vm(vm)
     assert new is not None and "flavor" not in new["spec"]
     assert new["spec"]["instancetype"] == {"kind": expected, "name": "c", "revisionName": "r"}
@@ -84,8 +89,11 @@ def test_fix_on_flavor_fixtures(tmp_path: Path) -> None:
     assert (pref["apiVersion"], pref["kind"]) == ("instancetype.kubevirt.io/v1beta1", "VirtualMachinePreference")
     vm = yaml.safe_load((work / "vm-flavor.yaml").read_text())
     assert "flavor" not in vm["spec"]
-    assert vm["spec"]["instancetype"] == {"kind": "VirtualMachineClusterInstancetype", "name": "csmall",
-                                          "revisionName": "vm-flavor-csmall-6709b990-f717-44fe-a8ff-cb441d20b904-1"}
+    assert vm["spec"]["instancetype"] == {
+        "kind": "VirtualMachineClusterInstancetype",
+        "name": "csmall",
+        "revisionName": "vm-flavor-csmall-6709b990-f717-44fe-a8ff-cb441d20b904-1",
+    }
     assert "# cluster-wide" in (work / "vm-flavor.yaml").read_text()
     lower = yaml.safe_load((work / "vm-flavor-lowercase.yaml").read_text())
     assert lower["spec"]["instancetype"]["kind"] == "virtualmachineinstancetypes"

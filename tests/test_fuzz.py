@@ -132,8 +132,9 @@ def test_fuzz_through_the_cli(tmp_path: pathlib.Path) -> None:
     for name, data in mutants(4242, 40):
         (tmp_path / name).write_bytes(data)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
-    proc = subprocess.run([sys.executable, "-m", "transform", "fix", str(tmp_path)], capture_output=True,
-                          text=True, timeout=120, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "transform", "fix", str(tmp_path)], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
     assert proc.returncode in (0, 1, 3), proc.stderr
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
     errored = {ln.split(":", 1)[0].rsplit("/", 1)[-1] for ln in proc.stderr.splitlines() if ": error:" in ln}
@@ -144,8 +145,13 @@ def test_fuzz_through_the_cli(tmp_path: pathlib.Path) -> None:
         single = tmp_path / "single"
         single.mkdir(exist_ok=True)
         (single / name).write_bytes(data)
-        proc = subprocess.run([sys.executable, "-m", "transform", "check", str(single / name)],
-                              capture_output=True, text=True, timeout=60, cwd=ROOT)
+        proc = subprocess.run(
+            [sys.executable, "-m", "transform", "check", str(single / name)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=ROOT,
+        )
         assert proc.returncode in (0, 1, 3), proc.stderr
         (single / name).unlink()
 
@@ -157,8 +163,9 @@ def _boom(*args: object, **kwargs: object) -> None:
     raise RuntimeError("synthetic engine failure")
 
 
-def test_internal_error_exits_123_with_one_line(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_internal_error_exits_123_with_one_line(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "a.yaml").write_bytes((ROOT / "fixtures/objects/instancetype-v1alpha1.yaml").read_bytes())
     monkeypatch.setattr(engine, "upgrade_file", _boom)
     monkeypatch.delenv("INSTANCETYPE_UPGRADE_DEBUG", raising=False)
@@ -171,8 +178,7 @@ def test_internal_error_exits_123_with_one_line(tmp_path: pathlib.Path, monkeypa
     assert (tmp_path / "a.yaml").read_bytes() == (ROOT / "fixtures/objects/instancetype-v1alpha1.yaml").read_bytes()
 
 
-def test_internal_error_with_debug_shows_the_traceback(tmp_path: pathlib.Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_internal_error_with_debug_shows_the_traceback(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "a.yaml").write_bytes((ROOT / "fixtures/objects/instancetype-v1alpha1.yaml").read_bytes())
     monkeypatch.setattr(engine, "upgrade_file", _boom)
     with pytest.raises(RuntimeError, match="synthetic engine failure") as info:
@@ -189,10 +195,16 @@ def test_internal_error_debug_traceback_in_a_subprocess(tmp_path: pathlib.Path) 
         "from transform.cli import main\n"
         "sys.exit(main(sys.argv[1:]))\n"
     )
-    plain = subprocess.run([sys.executable, "-c", code, "fix", str(tmp_path)], capture_output=True, text=True,
-                           timeout=60, cwd=ROOT)
+    plain = subprocess.run(
+        [sys.executable, "-c", code, "fix", str(tmp_path)], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
     assert plain.returncode == 123 and "Traceback" not in plain.stderr, plain.stderr
-    debug = subprocess.run([sys.executable, "-c", code, "fix", "--debug", str(tmp_path)], capture_output=True,
-                           text=True, timeout=60, cwd=ROOT)
+    debug = subprocess.run(
+        [sys.executable, "-c", code, "fix", "--debug", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
     assert "Traceback" in debug.stderr and "synthetic engine failure" in debug.stderr, debug.stderr
     assert debug.returncode != 0

@@ -61,8 +61,14 @@ functionConfig:
 
 def run_krm(data: str | bytes, *args: str) -> subprocess.CompletedProcess[bytes]:
     raw = data.encode() if isinstance(data, str) else data
-    return subprocess.run([sys.executable, "-m", "transform", "krm", *args], input=raw, capture_output=True,
-                          env=ENV, timeout=60, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "transform", "krm", *args],
+        input=raw,
+        capture_output=True,
+        env=ENV,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_yaml_items_upgraded_comments_and_annotations_kept() -> None:
@@ -76,8 +82,11 @@ def test_yaml_items_upgraded_comments_and_annotations_kept() -> None:
     (result,) = doc["results"]  # shape of the functions spec (report.krm_results may add keys)
     assert result["severity"] == "info" and "v1alpha1 -> instancetype.kubevirt.io/v1beta1" in result["message"]
     assert {k: result["resourceRef"][k] for k in ("apiVersion", "kind", "name", "namespace")} == {
-        "apiVersion": "instancetype.kubevirt.io/v1beta1", "kind": "VirtualMachineInstancetype", "name": "csmall",
-        "namespace": "default"}
+        "apiVersion": "instancetype.kubevirt.io/v1beta1",
+        "kind": "VirtualMachineInstancetype",
+        "name": "csmall",
+        "namespace": "default",
+    }
     assert result["field"]["path"] == "apiVersion"
     assert result["file"] == {"path": "instancetypes/csmall.yaml", "index": 0}
 
@@ -113,11 +122,21 @@ def test_existing_results_replaced_and_idempotent() -> None:
 
 
 def test_legacy_annotations_locate_results() -> None:
-    rl = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [{
-        "apiVersion": "instancetype.kubevirt.io/v1alpha2", "kind": "VirtualMachineClusterPreference",
-        "metadata": {"name": "p", "annotations": {"config.kubernetes.io/path": "a/b.yaml",
-                                                  "config.kubernetes.io/index": "2"}},
-        "spec": {}}]}
+    rl = {
+        "apiVersion": "config.kubernetes.io/v1",
+        "kind": "ResourceList",
+        "items": [
+            {
+                "apiVersion": "instancetype.kubevirt.io/v1alpha2",
+                "kind": "VirtualMachineClusterPreference",
+                "metadata": {
+                    "name": "p",
+                    "annotations": {"config.kubernetes.io/path": "a/b.yaml", "config.kubernetes.io/index": "2"},
+                },
+                "spec": {},
+            }
+        ],
+    }
     out = krm.process(yaml.safe_dump(rl, sort_keys=False).encode())
     (result,) = yaml.safe_load(out.data)["results"]
     assert result["file"] == {"path": "a/b.yaml", "index": 2}
@@ -139,8 +158,9 @@ def test_error_result_exit_1_and_list_unchanged() -> None:
 
 def test_function_config_options() -> None:
     base = Settings()
-    s, found = krm.options({"kind": "ConfigMap", "data": {"rename": "true", "strict": "true",
-                                                          "target-kubevirt": "1.7"}}, base)
+    s, found = krm.options(
+        {"kind": "ConfigMap", "data": {"rename": "true", "strict": "true", "target-kubevirt": "1.7"}}, base
+    )
     assert (s.rename, s.strict, s.target, found) == (True, True, (1, 7), [])
     s, found = krm.options({"kind": "UpgradeConfig", "spec": {"rename": True, "colour": "red"}}, base)
     assert s.rename and [f.severity.value for f in found] == ["warning"]
@@ -195,12 +215,14 @@ patches:
 def test_fix_upgrades_kustomization_patch_targets(tmp_path: Path) -> None:
     path = tmp_path / "kustomization.yaml"
     path.write_text(KUSTOMIZATION)
-    proc = subprocess.run([sys.executable, "-m", "transform", "fix", str(path)], capture_output=True, env=ENV,
-                          timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "transform", "fix", str(path)], capture_output=True, env=ENV, timeout=60, check=False
+    )
     assert proc.returncode == 1, proc.stderr  # changed
     assert path.read_text() == KUSTOMIZATION.replace("version: v1alpha2   #", "version: v1beta1   #").replace(
         "{group: flavor.kubevirt.io, version: v1alpha1, kind: VirtualMachineFlavor}",
-        "{group: instancetype.kubevirt.io, version: v1beta1, kind: VirtualMachineInstancetype}")
+        "{group: instancetype.kubevirt.io, version: v1beta1, kind: VirtualMachineInstancetype}",
+    )
     assert b"patches[0].target.version" in proc.stderr
 
 
@@ -208,10 +230,15 @@ def test_upgrade_kustomization_inline_patches() -> None:
     from transform.kustomize import upgrade_kustomization
 
     patch = "apiVersion: instancetype.kubevirt.io/v1alpha1  # keep\nkind: VirtualMachineInstancetype\n"
-    obj = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-           "patches": [{"patch": patch}], "patchesStrategicMerge": ["file.yaml", patch.replace("1  #", "2  #")],
-           "patchesJson6902": [{"target": {"version": "v1alpha1", "kind": "VirtualMachineClusterFlavor"},
-                                "path": "p.yaml"}]}
+    obj = {
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "patches": [{"patch": patch}],
+        "patchesStrategicMerge": ["file.yaml", patch.replace("1  #", "2  #")],
+        "patchesJson6902": [
+            {"target": {"version": "v1alpha1", "kind": "VirtualMachineClusterFlavor"}, "path": "p.yaml"}
+        ],
+    }
     new, findings = upgrade_kustomization(obj) or ({}, [])
     assert new["patches"][0]["patch"] == patch.replace("v1alpha1", "v1beta1")
     assert new["patchesStrategicMerge"] == ["file.yaml", patch.replace("v1alpha1", "v1beta1")]
@@ -252,8 +279,9 @@ def _kustomize_command() -> list[str] | None:
     if shutil.which("kustomize"):
         return ["kustomize", "build", "--enable-alpha-plugins", "--enable-exec"]
     if shutil.which("kubectl"):
-        help_text = subprocess.run(["kubectl", "kustomize", "--help"], capture_output=True, text=True,
-                                   check=False, timeout=60).stdout
+        help_text = subprocess.run(
+            ["kubectl", "kustomize", "--help"], capture_output=True, text=True, check=False, timeout=60
+        ).stdout
         if "--enable-exec" in help_text:
             return ["kubectl", "kustomize", "--enable-alpha-plugins", "--enable-exec"]
     return None
@@ -262,13 +290,16 @@ def _kustomize_command() -> list[str] | None:
 def test_slow_kustomize_exec_transformer(tmp_path: Path) -> None:
     cmd = _kustomize_command()
     if cmd is None:
-        pytest.skip("no kustomize binary, and this kubectl's `kustomize` has no --enable-exec "
-                    "(kustomize#4556: it silently skips exec functions)")
+        pytest.skip(
+            "no kustomize binary, and this kubectl's `kustomize` has no --enable-exec "
+            "(kustomize#4556: it silently skips exec functions)"
+        )
     d = _function_dir(tmp_path)
     (d / "upgrade-fn.yaml").write_text(
         "apiVersion: example.com/v1\nkind: InstancetypeUpgrade\nmetadata:\n  name: upgrade\n  annotations:\n"
         "    config.kubernetes.io/function: |\n      exec:\n        path: ./upgrade.sh\n"
-        "spec:\n  target-kubevirt: \"1.7\"\n")
+        'spec:\n  target-kubevirt: "1.7"\n'
+    )
     (d / "kustomization.yaml").write_text("resources:\n- instancetype.yaml\ntransformers:\n- upgrade-fn.yaml\n")
     proc = subprocess.run([*cmd, str(d)], capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
@@ -284,8 +315,13 @@ def test_slow_kpt_fn_eval_exec(tmp_path: Path) -> None:
     pkg = d / "pkg"
     pkg.mkdir()
     (d / "instancetype.yaml").rename(pkg / "instancetype.yaml")
-    proc = subprocess.run(["kpt", "fn", "eval", str(pkg), "--exec", str(d / "upgrade.sh"), "--",
-                           "target-kubevirt=1.7"], capture_output=True, text=True, timeout=120, check=False)
+    proc = subprocess.run(
+        ["kpt", "fn", "eval", str(pkg), "--exec", str(d / "upgrade.sh"), "--", "target-kubevirt=1.7"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     # kpt writes in place, through its own YAML serializer (kyaml): comments survive
     text = (pkg / "instancetype.yaml").read_text()

@@ -88,9 +88,7 @@ def cr(data: Any, labels: dict[str, str] | None = None, vm: str = "vm-cirros-csm
 # --- compatibility_test.go@v1.6.0 -----------------------------------------------------------
 
 COMPAT_INSTANCETYPE = [
-    pytest.param(
-        {"apiVersion": "instancetype.kubevirt.io/v1alpha1", "spec": b64(IT_SPEC)}, id="F1-apiVersion"
-    ),
+    pytest.param({"apiVersion": "instancetype.kubevirt.io/v1alpha1", "spec": b64(IT_SPEC)}, id="F1-apiVersion"),
     pytest.param({"apiVersion": "", "spec": b64(IT_SPEC)}, id="F1-empty-apiVersion"),
     *(
         pytest.param(whole(v, k, IT_SPEC), id=f"whole-{v}-{k}")
@@ -106,9 +104,7 @@ def test_compat_instancetype_gets_pointer_zero_values(data: dict[str, Any]) -> N
 
 
 COMPAT_PREFERENCE = [
-    pytest.param(
-        {"apiVersion": "instancetype.kubevirt.io/v1alpha1", "spec": b64(PREF_SPEC)}, id="F1-apiVersion"
-    ),
+    pytest.param({"apiVersion": "instancetype.kubevirt.io/v1alpha1", "spec": b64(PREF_SPEC)}, id="F1-apiVersion"),
     pytest.param({"apiVersion": "", "spec": b64(PREF_SPEC)}, id="F1-empty-apiVersion"),
     *(
         pytest.param(whole(v, k, PREF_SPEC), id=f"whole-{v}-{k}")
@@ -329,16 +325,12 @@ def test_pointer_zero_values_only_from_alpha() -> None:
 
 @pytest.mark.parametrize("value", ["preferSockets", "preferCores", "preferThreads", "sockets", "bogus"])
 def test_preferred_cpu_topology_copied_as_is(value: str) -> None:
-    out = expected_payload(
-        whole("v1alpha1", "VirtualMachinePreference", {"cpu": {"preferredCPUTopology": value}})
-    )
+    out = expected_payload(whole("v1alpha1", "VirtualMachinePreference", {"cpu": {"preferredCPUTopology": value}}))
     assert out["spec"] == {"cpu": {"preferredCPUTopology": value}}
 
 
 def test_preferred_cpu_topology_empty_becomes_absent() -> None:
-    out = expected_payload(
-        whole("v1alpha2", "VirtualMachinePreference", {"cpu": {"preferredCPUTopology": ""}})
-    )
+    out = expected_payload(whole("v1alpha2", "VirtualMachinePreference", {"cpu": {"preferredCPUTopology": ""}}))
     assert out["spec"] == {"cpu": {}}
 
 
@@ -469,9 +461,7 @@ ERRORS = [
         "not-registered",
         id="flavor-group",
     ),
-    pytest.param(
-        {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "spec": {}}, "unexpected-type", id="vm"
-    ),
+    pytest.param({"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "spec": {}}, "unexpected-type", id="vm"),
     pytest.param(
         whole("v1alpha2", "VirtualMachineInstancetype", {"cpu": {"guest": 1.5}, "memory": {"guest": "1Gi"}}),
         "type",

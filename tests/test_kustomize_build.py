@@ -28,6 +28,7 @@ def test_overlay_builds_the_same_objects_after_the_upgrade(tmp_path: pathlib.Pat
     before = build(repo / "clusters" / "prod")
     assert main(["fix", "-q", str(repo)]) == 1
     after = build(repo / "clusters" / "prod")
+
     def key(o: dict) -> tuple[str, str, str]:
         return (o["kind"], o["metadata"].get("namespace", ""), o["metadata"]["name"])
 

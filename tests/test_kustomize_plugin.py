@@ -26,10 +26,19 @@ def build(tmp_path: pathlib.Path, edit: str = "") -> subprocess.CompletedProcess
     tool = tmp_path / "instancetype-upgrade"
     tool.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m transform "$@"\n')
     tool.chmod(0o755)
-    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "INSTANCETYPE_UPGRADE": str(tool),
-           "PYTHONPATH": str(pathlib.Path(__file__).resolve().parent.parent)}
-    return subprocess.run([KUBECTL or "kubectl", "kustomize", "--enable-alpha-plugins", str(tmp_path / "ex" / "app")],
-                          capture_output=True, text=True, env=env, timeout=120)
+    env = {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "INSTANCETYPE_UPGRADE": str(tool),
+        "PYTHONPATH": str(pathlib.Path(__file__).resolve().parent.parent),
+    }
+    return subprocess.run(
+        [KUBECTL or "kubectl", "kustomize", "--enable-alpha-plugins", str(tmp_path / "ex" / "app")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
 
 @pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")

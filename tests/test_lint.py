@@ -14,7 +14,17 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 @pytest.mark.skipif(shutil.which("ruff") is None, reason="ruff is not installed")
 def test_ruff() -> None:
-    out = subprocess.run(["ruff", "check", "transform", "tests", "benchmarks"], cwd=ROOT, capture_output=True, text=True)
+    out = subprocess.run(
+        ["ruff", "check", "transform", "tests", "benchmarks"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+@pytest.mark.skipif(shutil.which("ruff") is None, reason="ruff is not installed")
+def test_ruff_format() -> None:
+    out = subprocess.run(
+        ["ruff", "format", "--check", "transform", "tests", "benchmarks"], cwd=ROOT, capture_output=True, text=True
+    )
     assert out.returncode == 0, out.stdout + out.stderr
 
 

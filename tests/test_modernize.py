@@ -21,8 +21,7 @@ PREF = "VirtualMachinePreference"
 
 
 def pref(spec: dict[str, Any], kind: str = PREF) -> dict[str, Any]:
-    return {"apiVersion": "instancetype.kubevirt.io/v1beta1", "kind": kind, "metadata": {"name": "p"},
-            "spec": spec}
+    return {"apiVersion": "instancetype.kubevirt.io/v1beta1", "kind": kind, "metadata": {"name": "p"}, "spec": spec}
 
 
 def codes(found: list[Any]) -> list[str]:
@@ -30,6 +29,7 @@ def codes(found: list[Any]) -> list[str]:
 
 
 # --- a small model of KubeVirt's runtime -------------------------------------------------------
+
 
 def apply_firmware(vm_bootloader: dict[str, Any] | None, fw: dict[str, Any]) -> dict[str, Any]:
     """firmware.go: the VMI bootloader after the preference is applied."""
@@ -57,8 +57,13 @@ def boots(bl: dict[str, Any]) -> tuple[str, bool | None]:
 
 
 def topology(value: str | None) -> str:
-    canon = {"preferSockets": "sockets", "preferCores": "cores", "preferThreads": "threads",
-             "preferSpread": "spread", "preferAny": "any"}
+    canon = {
+        "preferSockets": "sockets",
+        "preferCores": "cores",
+        "preferThreads": "threads",
+        "preferSpread": "spread",
+        "preferAny": "any",
+    }
     return canon.get(value or "sockets", value or "sockets")
 
 
@@ -73,6 +78,7 @@ def spread_ratio(spec: dict[str, Any]) -> int:
 
 
 # --- topology ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("old,new", sorted(modernize.TOPOLOGY_RENAMES.items()))
 def test_topology_boundary_and_meaning(old: str, new: str) -> None:
@@ -94,22 +100,39 @@ def test_topology_current_value_untouched() -> None:
 
 ABSENT = object()
 FW_VALUES = [ABSENT, True, False]
-VM_FIRMWARE: list[dict[str, Any] | None] = [None, {"efi": {}}, {"efi": {"secureBoot": True}},
-                                            {"efi": {"secureBoot": False}}, {"bios": {}}]
+VM_FIRMWARE: list[dict[str, Any] | None] = [
+    None,
+    {"efi": {}},
+    {"efi": {"secureBoot": True}},
+    {"efi": {"secureBoot": False}},
+    {"bios": {}},
+]
 
 
 def _fw(use_efi: Any, secure: Any, efi: Any, bios: Any) -> dict[str, Any]:
     fw: dict[str, Any] = {}
-    for key, value in (("preferredUseBios", bios), ("preferredUseEfi", use_efi),
-                       ("preferredUseSecureBoot", secure), ("preferredEfi", efi)):
+    for key, value in (
+        ("preferredUseBios", bios),
+        ("preferredUseEfi", use_efi),
+        ("preferredUseSecureBoot", secure),
+        ("preferredEfi", efi),
+    ):
         if value is not ABSENT:
             fw[key] = value
     return fw
 
 
-@pytest.mark.parametrize("use_efi,secure,efi,bios", list(itertools.product(
-    FW_VALUES, FW_VALUES, [ABSENT, {}, {"secureBoot": False}, {"secureBoot": True, "persistent": True}],
-    [ABSENT, True])))
+@pytest.mark.parametrize(
+    "use_efi,secure,efi,bios",
+    list(
+        itertools.product(
+            FW_VALUES,
+            FW_VALUES,
+            [ABSENT, {}, {"secureBoot": False}, {"secureBoot": True, "persistent": True}],
+            [ABSENT, True],
+        )
+    ),
+)
 def test_firmware_same_runtime_meaning(use_efi: Any, secure: Any, efi: Any, bios: Any) -> None:
     fw = _fw(use_efi, secure, efi, bios)
     if "preferredUseEfi" not in fw and "preferredUseSecureBoot" not in fw:
@@ -139,11 +162,18 @@ def test_firmware_use_efi_alone_means_secure_boot_on() -> None:
 
 
 def test_firmware_secure_boot_pair_and_key_position() -> None:
-    fw = {"preferredUseBios": False, "preferredUseEfi": True, "preferredUseSecureBoot": True,
-          "preferredUseBiosSerial": False}
+    fw = {
+        "preferredUseBios": False,
+        "preferredUseEfi": True,
+        "preferredUseSecureBoot": True,
+        "preferredUseBiosSerial": False,
+    }
     new, _ = modernize.modernize_object(pref({"firmware": fw}), (1, 5))
     assert list(new["spec"]["firmware"].items()) == [
-        ("preferredUseBios", False), ("preferredEfi", {"secureBoot": True}), ("preferredUseBiosSerial", False)]
+        ("preferredUseBios", False),
+        ("preferredEfi", {"secureBoot": True}),
+        ("preferredUseBiosSerial", False),
+    ]
 
 
 def test_firmware_preferred_efi_set_drops_deprecated() -> None:
@@ -162,13 +192,17 @@ def test_firmware_boundary() -> None:
 
 # --- spread ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("spec", [
-    {"preferSpreadSocketToCoreRatio": 3},
-    {"preferSpreadSocketToCoreRatio": 3, "cpu": {"preferredCPUTopology": "spread"}},
-    {"preferSpreadSocketToCoreRatio": 4, "cpu": {"spreadOptions": {"across": "SocketsCoresThreads"}}},
-    {"preferSpreadSocketToCoreRatio": 4, "cpu": {"spreadOptions": {"ratio": 3}}},
-    {"preferSpreadSocketToCoreRatio": 0},
-])
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"preferSpreadSocketToCoreRatio": 3},
+        {"preferSpreadSocketToCoreRatio": 3, "cpu": {"preferredCPUTopology": "spread"}},
+        {"preferSpreadSocketToCoreRatio": 4, "cpu": {"spreadOptions": {"across": "SocketsCoresThreads"}}},
+        {"preferSpreadSocketToCoreRatio": 4, "cpu": {"spreadOptions": {"ratio": 3}}},
+        {"preferSpreadSocketToCoreRatio": 0},
+    ],
+)
 def test_spread_same_ratio(spec: dict[str, Any]) -> None:
     obj = pref(spec)
     below, found = modernize.modernize_object(obj, (1, 2))
@@ -176,17 +210,22 @@ def test_spread_same_ratio(spec: dict[str, Any]) -> None:
     new, found = modernize.modernize_object(obj, (1, 3))
     assert "preferSpreadSocketToCoreRatio" not in new["spec"]
     assert spread_ratio(new["spec"]) == spread_ratio(spec)
-    assert (new["spec"].get("cpu") or {}).get("spreadOptions", {}).get("across") == \
-        (spec.get("cpu") or {}).get("spreadOptions", {}).get("across")
+    assert (new["spec"].get("cpu") or {}).get("spreadOptions", {}).get("across") == (spec.get("cpu") or {}).get(
+        "spreadOptions", {}
+    ).get("across")
     assert len(found) == 1
 
 
 # --- launchSecurity ----------------------------------------------------------------------------
 
+
 def test_launch_security_warns_never_moves() -> None:
-    it = {"apiVersion": "instancetype.kubevirt.io/v1beta1", "kind": "VirtualMachineClusterInstancetype",
-          "metadata": {"name": "sev"}, "spec": {"cpu": {"guest": 1}, "memory": {"guest": "1Gi"},
-                                                 "launchSecurity": {"sev": {}}}}
+    it = {
+        "apiVersion": "instancetype.kubevirt.io/v1beta1",
+        "kind": "VirtualMachineClusterInstancetype",
+        "metadata": {"name": "sev"},
+        "spec": {"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}, "launchSecurity": {"sev": {}}},
+    }
     new, found = modernize.modernize_object(it, (1, 9))
     assert new == it and codes(found) == ["modernize.launch-security"]
     assert found[0].severity is Severity.WARNING and "preferredLaunchSecurity" in found[0].message
@@ -259,8 +298,9 @@ revision: 0
 """
 
 
-@pytest.mark.parametrize("flags,expected", [(["--modernize"], "preferCores"),
-                                            (["--modernize", "--modernize-revisions"], "cores")])
+@pytest.mark.parametrize(
+    "flags,expected", [(["--modernize"], "preferCores"), (["--modernize", "--modernize-revisions"], "cores")]
+)
 def test_revision_payload_only_with_modernize_revisions(tmp_path: Any, flags: list[str], expected: str) -> None:
     path = tmp_path / "cr.yaml"
     path.write_text(REVISION)

@@ -166,9 +166,7 @@ def test_object_fixtures_change_only_api_versions(path: pathlib.Path) -> None:
             assert a.lstrip().startswith((b"apiVersion", b'"apiVersion"', b"- apiVersion")), a
             assert a.replace(b"/v1alpha1", b"/v1beta1").replace(b"/v1alpha2", b"/v1beta1") == b
     docs = list(yaml.safe_load_all(out.decode("utf-8-sig")))
-    assert all(
-        d is None or "v1alpha" not in str(d.get("apiVersion", "")) for d in docs if isinstance(d, dict)
-    )
+    assert all(d is None or "v1alpha" not in str(d.get("apiVersion", "")) for d in docs if isinstance(d, dict))
 
 
 def test_output_reads_back_the_same_in_a_second_parser() -> None:

@@ -32,13 +32,22 @@ spec:
     guest: 128Mi
 """
 UNRELATED = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  key: value\n"
-INSTALL_FAILURES = ("Could not find a version that satisfies", "No matching distribution found",
-                    "Failed to establish a new connection", "Network is unreachable")
+INSTALL_FAILURES = (
+    "Could not find a version that satisfies",
+    "No matching distribution found",
+    "Failed to establish a new connection",
+    "Network is unreachable",
+)
 
 
 def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false",
-                    *args], cwd=cwd, check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -70,12 +79,21 @@ def _project(tmp_path: Path) -> Path:
 
 def _try_repo(hook_repo: tuple[Path, dict[str, str]], repo: Path, hook: str) -> subprocess.CompletedProcess[str]:
     clone, env = hook_repo
-    proc = subprocess.run(["pre-commit", "try-repo", str(clone), hook, "--all-files"], cwd=repo, env=env,
-                          capture_output=True, text=True, timeout=300, check=False)
+    proc = subprocess.run(
+        ["pre-commit", "try-repo", str(clone), hook, "--all-files"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     out = proc.stdout + proc.stderr
     if "An unexpected error has occurred" in out and any(m in out for m in INSTALL_FAILURES):
-        pytest.skip("pre-commit could not install the hook environment (pip has no access to the build "
-                    "requirement hatchling): " + out[-300:])
+        pytest.skip(
+            "pre-commit could not install the hook environment (pip has no access to the build "
+            "requirement hatchling): " + out[-300:]
+        )
     return proc
 
 

@@ -27,8 +27,12 @@ INSTANCETYPE_KINDS = ("VirtualMachineInstancetype", "VirtualMachineClusterInstan
 PREFERENCE_KINDS = ("VirtualMachinePreference", "VirtualMachineClusterPreference")
 NAMES = st.from_regex(r"[a-z][a-z0-9-]{0,10}[a-z0-9]", fullmatch=True)
 UID = "7ad77f47-ee51-4024-8d5b-4141aec7b04c"
-PROFILE = settings(max_examples=200, derandomize=True, deadline=None,
-                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+PROFILE = settings(
+    max_examples=200,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def opt(d: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
@@ -52,28 +56,29 @@ INSTANCETYPE_SPEC = st.fixed_dictionaries(
             },
         ),
         "memory": st.fixed_dictionaries(
-            {"guest": QUANTITY}, optional={"hugepages": st.builds(lambda s: {"pageSize": s}, st.sampled_from(["2Mi", "1Gi"]))}
+            {"guest": QUANTITY},
+            optional={"hugepages": st.builds(lambda s: {"pageSize": s}, st.sampled_from(["2Mi", "1Gi"]))},
         ),
     },
     optional={"ioThreadsPolicy": st.sampled_from(["shared", "auto"])},
 )
 PREFERENCE_FIELDS = {
-        "cpu": st.builds(
-            lambda t: {"preferredCPUTopology": t}, st.sampled_from(["preferSockets", "preferCores", "preferThreads"])
-        ),
-        "devices": opt(
-            {
-                "preferredDiskBus": st.sampled_from(["virtio", "sata", "scsi"]),
-                "preferredInterfaceModel": st.sampled_from(["virtio", "e1000e"]),
-                "preferredAutoattachInputDevice": st.booleans(),
-                "preferredAutoattachGraphicsDevice": st.booleans(),
-                "preferredRng": st.just({}),
-            }
-        ),
-        "firmware": opt({"preferredUseEfi": st.booleans(), "preferredUseSecureBoot": st.booleans()}),
-        "features": opt({"preferredSmm": st.just({})}),
-        "machine": st.builds(lambda m: {"preferredMachineType": m}, st.sampled_from(["q35", "pc-q35-rhel8.6.0"])),
-        "volumes": st.builds(lambda s: {"preferredStorageClassName": s}, NAMES),
+    "cpu": st.builds(
+        lambda t: {"preferredCPUTopology": t}, st.sampled_from(["preferSockets", "preferCores", "preferThreads"])
+    ),
+    "devices": opt(
+        {
+            "preferredDiskBus": st.sampled_from(["virtio", "sata", "scsi"]),
+            "preferredInterfaceModel": st.sampled_from(["virtio", "e1000e"]),
+            "preferredAutoattachInputDevice": st.booleans(),
+            "preferredAutoattachGraphicsDevice": st.booleans(),
+            "preferredRng": st.just({}),
+        }
+    ),
+    "firmware": opt({"preferredUseEfi": st.booleans(), "preferredUseSecureBoot": st.booleans()}),
+    "features": opt({"preferredSmm": st.just({})}),
+    "machine": st.builds(lambda m: {"preferredMachineType": m}, st.sampled_from(["q35", "pc-q35-rhel8.6.0"])),
+    "volumes": st.builds(lambda s: {"preferredStorageClassName": s}, NAMES),
 }
 
 
@@ -115,8 +120,14 @@ def revisions(draw: Any) -> dict[str, Any]:
     if draw(st.booleans()) or fmt == "v1beta1":
         meta["labels"] = {f"{GROUP}/object-version": version}
     meta["ownerReferences"] = [
-        {"apiVersion": "kubevirt.io/v1", "blockOwnerDeletion": True, "controller": True,
-         "kind": "VirtualMachine", "name": "vm-a", "uid": "11111111-2222-3333-4444-555555555555"}
+        {
+            "apiVersion": "kubevirt.io/v1",
+            "blockOwnerDeletion": True,
+            "controller": True,
+            "kind": "VirtualMachine",
+            "name": "vm-a",
+            "uid": "11111111-2222-3333-4444-555555555555",
+        }
     ]
     return {"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": meta, "data": data, "revision": 0}
 

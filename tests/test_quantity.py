@@ -322,9 +322,7 @@ def test_int32_exponent_wrap_does_not_crash() -> None:
 
 # ---- properties ------------------------------------------------------------------------
 
-_SUFFIX = st.sampled_from(
-    ["", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"]
-)
+_SUFFIX = st.sampled_from(["", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"])
 _EXP_SUFFIX = st.builds(
     lambda e, s, n: e + s + str(n), st.sampled_from("eE"), st.sampled_from(["", "+", "-"]), st.integers(0, 30)
 )

@@ -19,7 +19,9 @@ def test_the_example_command_shows_a_diff() -> None:
     block = re.search(r"```sh\n(pip install -e \. && instancetype-upgrade [^\n]+)\n```", README)
     assert block, "the README's first set-up command"
     args = block.group(1).split("&& instancetype-upgrade ", 1)[1].split()
-    out = subprocess.run([sys.executable, "-m", "transform", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "transform", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 1, out.stderr
     assert "+apiVersion: instancetype.kubevirt.io/v1beta1" in out.stdout
 

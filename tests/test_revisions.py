@@ -20,7 +20,9 @@ def wrapper(spec: dict, *, name: str, owner_kind: str = "VirtualMachine", owner:
         "metadata": {
             "name": name,
             "namespace": "ns",
-            "ownerReferences": [{"apiVersion": "kubevirt.io/v1", "kind": owner_kind, "name": owner, "uid": "u", "controller": True}],
+            "ownerReferences": [
+                {"apiVersion": "kubevirt.io/v1", "kind": owner_kind, "name": owner, "uid": "u", "controller": True}
+            ],
         },
         "data": {"apiVersion": "", "spec": base64.b64encode(json.dumps(spec).encode()).decode()},
         "revision": 0,
@@ -57,7 +59,9 @@ def test_identity_from_name(name: str, vm: str | None, expected: tuple | None) -
     ],
 )
 def test_kind_recovered_from_the_referencing_vm(hint_kind: str, expected: str) -> None:
-    up = revisions.upgrade_revision(wrapper(IT, name=f"vm-a-csmall-{UID}-1"), hints=revisions.Hints("instancetype", hint_kind, "vm-a"))
+    up = revisions.upgrade_revision(
+        wrapper(IT, name=f"vm-a-csmall-{UID}-1"), hints=revisions.Hints("instancetype", hint_kind, "vm-a")
+    )
     assert up is not None
     assert up.doc["data"]["kind"] == expected
     assert up.doc["metadata"]["labels"]["instancetype.kubevirt.io/object-kind"] == expected
@@ -75,7 +79,9 @@ def test_rename_as_the_vm_controller_creates_it() -> None:
     doc = wrapper(IT, name=f"vm-a-csmall-{UID}-2")
     doc["metadata"].update(uid="x", resourceVersion="9", creationTimestamp="2022-01-01T00:00:00Z", generation=1)
     doc["revision"] = 3
-    up = revisions.upgrade_revision(doc, rename=True, hints=revisions.Hints("instancetype", "VirtualMachineInstancetype", "vm-a"))
+    up = revisions.upgrade_revision(
+        doc, rename=True, hints=revisions.Hints("instancetype", "VirtualMachineInstancetype", "vm-a")
+    )
     assert up is not None
     assert up.new_name == f"vm-a-csmall-v1beta1-{UID}-2"
     assert up.doc["revision"] == 0
@@ -98,8 +104,12 @@ def test_label_lies_is_upgraded_and_reported() -> None:
         "apiVersion": "apps/v1",
         "kind": "ControllerRevision",
         "metadata": {"name": "r", "labels": {"instancetype.kubevirt.io/object-version": "v1beta1"}},
-        "data": {"apiVersion": "instancetype.kubevirt.io/v1alpha1", "kind": "VirtualMachinePreference",
-                 "metadata": {"name": "p"}, "spec": {}},
+        "data": {
+            "apiVersion": "instancetype.kubevirt.io/v1alpha1",
+            "kind": "VirtualMachinePreference",
+            "metadata": {"name": "p"},
+            "spec": {},
+        },
         "revision": 0,
     }
     up = revisions.upgrade_revision(doc)
@@ -111,14 +121,20 @@ def test_current_revision_is_left_alone() -> None:
         "apiVersion": "apps/v1",
         "kind": "ControllerRevision",
         "metadata": {"name": "r", "labels": {"instancetype.kubevirt.io/object-version": "v1beta1"}},
-        "data": {"apiVersion": "instancetype.kubevirt.io/v1beta1", "kind": "VirtualMachinePreference",
-                 "metadata": {"name": "p"}, "spec": {"cpu": {"preferredCPUTopology": "preferSockets"}}},
+        "data": {
+            "apiVersion": "instancetype.kubevirt.io/v1beta1",
+            "kind": "VirtualMachinePreference",
+            "metadata": {"name": "p"},
+            "spec": {"cpu": {"preferredCPUTopology": "preferSockets"}},
+        },
         "revision": 0,
     }
     assert revisions.upgrade_revision(doc) is None
 
 
-@pytest.mark.parametrize("data", [None, {}, {"apiVersion": "", "spec": "not base64!"}, {"apiVersion": "x/v1", "kind": "Y"}])
+@pytest.mark.parametrize(
+    "data", [None, {}, {"apiVersion": "", "spec": "not base64!"}, {"apiVersion": "x/v1", "kind": "Y"}]
+)
 def test_undecodable_payloads_raise(data: object) -> None:
     doc = wrapper(IT, name="r")
     doc["data"] = data

@@ -36,13 +36,22 @@ def cr(name: str, data: Any, vm: str | None = "vm-a", labels: dict[str, str] | N
 
 
 def whole(version: str, kind: str, name: str, uid: str, spec: dict[str, Any]) -> dict[str, Any]:
-    return {"apiVersion": f"instancetype.kubevirt.io/{version}", "kind": kind,
-            "metadata": {"name": name, "uid": uid, "generation": 1}, "spec": spec}
+    return {
+        "apiVersion": f"instancetype.kubevirt.io/{version}",
+        "kind": kind,
+        "metadata": {"name": name, "uid": uid, "generation": 1},
+        "spec": spec,
+    }
 
 
 def labels(name: str, kind: str, uid: str) -> dict[str, str]:
-    return {LABELS + "object-generation": "1", LABELS + "object-kind": kind, LABELS + "object-name": name,
-            LABELS + "object-uid": uid, LABELS + "object-version": "v1beta1"}
+    return {
+        LABELS + "object-generation": "1",
+        LABELS + "object-kind": kind,
+        LABELS + "object-name": name,
+        LABELS + "object-uid": uid,
+        LABELS + "object-version": "v1beta1",
+    }
 
 
 IT_SPEC = {"cpu": {"guest": 1}, "memory": {"guest": "128Mi"}}
@@ -50,22 +59,49 @@ WRAPPER = {"apiVersion": "", "spec": base64.b64encode(json.dumps(IT_SPEC).encode
 
 F1 = cr(f"vm-a-csmall-{UID1}-1", WRAPPER)
 F2 = cr(f"vm-a-rhel-{UID2}-1", whole("v1alpha2", "VirtualMachineClusterPreference", "rhel", UID2, {}))
-F4 = cr(f"vm-b-u1-{UID3}-1", whole("v1beta1", "VirtualMachineClusterInstancetype", "u1", UID3, IT_SPEC), "vm-b",
-        labels("u1", "VirtualMachineClusterInstancetype", UID3))
-F5 = cr(f"vm-b-fedora-v1beta1-{UID1}-2",
-        whole("v1beta1", "VirtualMachineClusterPreference", "fedora", UID1, {}), "vm-b",
-        labels("fedora", "VirtualMachineClusterPreference", UID1))
+F4 = cr(
+    f"vm-b-u1-{UID3}-1",
+    whole("v1beta1", "VirtualMachineClusterInstancetype", "u1", UID3, IT_SPEC),
+    "vm-b",
+    labels("u1", "VirtualMachineClusterInstancetype", UID3),
+)
+F5 = cr(
+    f"vm-b-fedora-v1beta1-{UID1}-2",
+    whole("v1beta1", "VirtualMachineClusterPreference", "fedora", UID1, {}),
+    "vm-b",
+    labels("fedora", "VirtualMachineClusterPreference", UID1),
+)
 ORPHAN = cr(f"vm-gone-x-{UID2}-3", whole("v1beta1", "VirtualMachineInstancetype", "x", UID2, IT_SPEC), "vm-gone")
-VM_A = {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "vm-a", "namespace": "default"},
-        "spec": {"instancetype": {"name": "csmall", "kind": "VirtualMachineInstancetype",
-                                  "revisionName": F1["metadata"]["name"]},
-                 "preference": {"name": "rhel", "revisionName": F2["metadata"]["name"]}, "template": {}}}
-VM_B = {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "vm-b", "namespace": "default"},
-        "spec": {"instancetype": {"name": "u1"}, "preference": {"name": "fedora-renamed"}, "template": {}},
-        "status": {"instancetypeRef": {"name": "u1", "controllerRevisionRef": {"name": F4["metadata"]["name"]}},
-                   "preferenceRef": {"name": "fedora", "controllerRevisionRef": {"name": F5["metadata"]["name"]}}}}
-VM_C = {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "vm-c", "namespace": "default"},
-        "spec": {"instancetype": {"name": "big", "revisionName": "vm-c-big-missing-1"}, "template": {}}}
+VM_A = {
+    "apiVersion": "kubevirt.io/v1",
+    "kind": "VirtualMachine",
+    "metadata": {"name": "vm-a", "namespace": "default"},
+    "spec": {
+        "instancetype": {
+            "name": "csmall",
+            "kind": "VirtualMachineInstancetype",
+            "revisionName": F1["metadata"]["name"],
+        },
+        "preference": {"name": "rhel", "revisionName": F2["metadata"]["name"]},
+        "template": {},
+    },
+}
+VM_B = {
+    "apiVersion": "kubevirt.io/v1",
+    "kind": "VirtualMachine",
+    "metadata": {"name": "vm-b", "namespace": "default"},
+    "spec": {"instancetype": {"name": "u1"}, "preference": {"name": "fedora-renamed"}, "template": {}},
+    "status": {
+        "instancetypeRef": {"name": "u1", "controllerRevisionRef": {"name": F4["metadata"]["name"]}},
+        "preferenceRef": {"name": "fedora", "controllerRevisionRef": {"name": F5["metadata"]["name"]}},
+    },
+}
+VM_C = {
+    "apiVersion": "kubevirt.io/v1",
+    "kind": "VirtualMachine",
+    "metadata": {"name": "vm-c", "namespace": "default"},
+    "spec": {"instancetype": {"name": "big", "revisionName": "vm-c-big-missing-1"}, "template": {}},
+}
 
 OBJECTS = """\
 apiVersion: instancetype.kubevirt.io/v1alpha1
@@ -120,7 +156,8 @@ def repo(tmp_path: Path) -> Path:
     (root / "revisions" / "orphan.yaml").write_text(dump(ORPHAN))
     (root / "vms" / "vms.yaml").write_text(dump(VM_A, VM_B, VM_C))
     (root / "vms" / "snapshot.yaml").write_text(
-        "apiVersion: snapshot.kubevirt.io/v1beta1\nkind: VirtualMachineSnapshot\nmetadata: {name: s}\n")
+        "apiVersion: snapshot.kubevirt.io/v1beta1\nkind: VirtualMachineSnapshot\nmetadata: {name: s}\n"
+    )
     (root / "unrelated.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
     return root
 
@@ -183,9 +220,18 @@ def test_unreadable_exit_3(repo: Path) -> None:
 def test_text_report(repo: Path) -> None:
     code, out = run(str(repo))
     assert code == 1
-    for needle in ("Objects:", "ControllerRevisions:", "v0.56-v0.57", "VirtualMachines: 3", "Dangling references (1)",
-                   "Orphan revisions (1)", "object-name mismatches (2)", "Would break on KubeVirt 1.9 (6):",
-                   "Result: something would break (exit 1)", "objects/old.yaml"):
+    for needle in (
+        "Objects:",
+        "ControllerRevisions:",
+        "v0.56-v0.57",
+        "VirtualMachines: 3",
+        "Dangling references (1)",
+        "Orphan revisions (1)",
+        "object-name mismatches (2)",
+        "Would break on KubeVirt 1.9 (6):",
+        "Result: something would break (exit 1)",
+        "objects/old.yaml",
+    ):
         assert needle in out, needle
 
 
@@ -201,11 +247,15 @@ def velero_tar(path: Path) -> None:
         info.size = 5
         tar.addfile(info, io.BytesIO(b"1.1.0"))
         for prefix in ("", "v1-preferredversion/"):  # Velero writes the preferred version twice
-            member(tar, f"resources/controllerrevisions.apps/{prefix}namespaces/default/{F1['metadata']['name']}.json",
-                   F1)
+            member(
+                tar, f"resources/controllerrevisions.apps/{prefix}namespaces/default/{F1['metadata']['name']}.json", F1
+            )
             member(tar, f"resources/virtualmachines.kubevirt.io/{prefix}namespaces/default/vm-a.json", VM_A)
-        member(tar, "resources/controllerrevisions.apps/namespaces/default/other.json",
-               {"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": {"name": "sts-1"}, "revision": 1})
+        member(
+            tar,
+            "resources/controllerrevisions.apps/namespaces/default/other.json",
+            {"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": {"name": "sts-1"}, "revision": 1},
+        )
         member(tar, f"resources/controllerrevisions.apps/namespaces/default/{F5['metadata']['name']}.json", F5)
 
 

@@ -247,9 +247,7 @@ _json = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
     max_leaves=12,
 )
-_known_keys = st.sampled_from(
-    ["cpu", "memory", "devices", "firmware", "gpus", "guest", "preferredEfi", "volumes"]
-)
+_known_keys = st.sampled_from(["cpu", "memory", "devices", "firmware", "gpus", "guest", "preferredEfi", "volumes"])
 _specs = st.dictionaries(_known_keys | st.text(max_size=5), _json, max_size=5)
 
 

@@ -35,9 +35,7 @@ VALID = (
         for kind in ("VirtualMachinePreference", "VirtualMachineClusterPreference")
     ]
     + [
-        pytest.param(
-            it(memory={"guest": 1073741824}, gpus=[{"name": "g", "deviceName": "nvidia"}]), id="int-quantity"
-        ),
+        pytest.param(it(memory={"guest": 1073741824}, gpus=[{"name": "g", "deviceName": "nvidia"}]), id="int-quantity"),
         pytest.param(
             it(
                 nodeSelector={"a/b": "c"},
@@ -63,9 +61,7 @@ VALID = (
             ),
             id="v1beta1-preference-full",
         ),  # fmt: skip
-        pytest.param(
-            vm(instancetype={"name": "u1.small", "kind": "VirtualMachineClusterInstancetype"}), id="vm-name"
-        ),
+        pytest.param(vm(instancetype={"name": "u1.small", "kind": "VirtualMachineClusterInstancetype"}), id="vm-name"),
         pytest.param(
             vm(
                 preference={
@@ -86,12 +82,8 @@ VALID = (
             ),
             id="cr-v1beta1",
         ),  # fmt: skip
-        pytest.param(
-            cr(wrapper({"cpu": {"guest": 1}, "memory": {"guest": "128Mi"}})), id="cr-f1-instancetype"
-        ),
-        pytest.param(
-            cr(wrapper({"cpu": {"preferredCPUTopology": "sockets"}}, f"{G}/v1alpha1")), id="cr-f1-pref"
-        ),
+        pytest.param(cr(wrapper({"cpu": {"guest": 1}, "memory": {"guest": "128Mi"}})), id="cr-f1-instancetype"),
+        pytest.param(cr(wrapper({"cpu": {"preferredCPUTopology": "sockets"}}, f"{G}/v1alpha1")), id="cr-f1-pref"),
         pytest.param(cr({"foo": "bar"}, metadata={"name": "sts-1"}), id="cr-of-a-statefulset"),
     ]
 )

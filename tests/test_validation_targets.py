@@ -35,9 +35,7 @@ def test_latest_and_serves() -> None:
     assert releases.serves((0, 57), f"{G}/v1alpha1") and not releases.serves((0, 57), f"{G}/v1alpha2")
     assert releases.serves((1, 5), f"{G}/v1alpha2") and not releases.serves((1, 6), f"{G}/v1alpha2")
     assert not releases.serves((0, 59), f"{G}/v1beta1") and releases.serves("1.0", f"{G}/v1beta1")
-    assert releases.serves((0, 50), "flavor.kubevirt.io/v1alpha1") and not releases.serves(
-        (1, 9), f"{G}/v1alpha1"
-    )
+    assert releases.serves((0, 50), "flavor.kubevirt.io/v1alpha1") and not releases.serves((1, 9), f"{G}/v1alpha1")
 
 
 @pytest.mark.parametrize(

@@ -96,9 +96,7 @@ SPREAD = [
 
 
 @pytest.mark.parametrize(("options", "extra", "expected"), SPREAD)
-def test_spread_options(
-    options: dict[str, Any], extra: dict[str, Any], expected: list[tuple[Any, ...]]
-) -> None:
+def test_spread_options(options: dict[str, Any], extra: dict[str, Any], expected: list[tuple[Any, ...]]) -> None:
     doc = pref(cpu={"preferredCPUTopology": "spread", "spreadOptions": options}, **extra)
     assert [(f.code, f.path, f.message) for f in validate_document(doc)] == expected
     doc["spec"]["cpu"]["preferredCPUTopology"] = "cores"  # rules only apply to spread
@@ -110,6 +108,4 @@ def test_launch_security_deprecation_warning() -> None:
     assert [(f.severity.value, f.code, f.path) for f in found] == [
         ("warning", "webhook.deprecated-launch-security", ("spec", "launchSecurity"))
     ]
-    assert found[0].message.startswith(
-        "launchSecurity is deprecated and will be removed in a future release."
-    )
+    assert found[0].message.startswith("launchSecurity is deprecated and will be removed in a future release.")

@@ -24,7 +24,9 @@ OBJECTS = ROOT / "fixtures" / "objects"
 TEMP_PREFIX = ".instancetype-upgrade."
 TIMEOUT = 120
 OLD = sorted(
-    p for p in OBJECTS.iterdir() if p.suffix in (".yaml", ".json") and "kustomize" not in p.name and "multi" not in p.name
+    p
+    for p in OBJECTS.iterdir()
+    if p.suffix in (".yaml", ".json") and "kustomize" not in p.name and "multi" not in p.name
 )
 
 

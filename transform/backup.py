@@ -122,8 +122,7 @@ def _finish(path: str, tf: tarfile.TarFile, reader: _Reader) -> None:
     """After the last member only zero blocks may follow; reading to the end checks the gzip CRC."""
     pending = reader.pos - tf.offset
     if pending > len(reader.tail) or reader.tail[len(reader.tail) - pending :].strip(b"\0"):
-        raise BackupError(f"{path}: corrupt tar header after byte {tf.offset}: the archive cannot be read "
-                          "completely")
+        raise BackupError(f"{path}: corrupt tar header after byte {tf.offset}: the archive cannot be read completely")
     while chunk := reader.raw.read(_CHUNK):
         if chunk.strip(b"\0"):
             raise BackupError(f"{path}: unexpected data after the end of the tar archive (corrupt header?)")
@@ -268,9 +267,10 @@ def _pass2(path: str, fh: IO[bytes] | None, settings: Settings, found: _Scan, ou
                     elif _is_item(m):
                         _too_large(m, settings, outcome)
             else:
-                with gzip.GzipFile(filename="", mode="wb", fileobj=fh, compresslevel=6,
-                                   mtime=found.gzip_mtime) as gzout, \
-                        tarfile.open(fileobj=gzout, mode="w|", format=found.fmt) as out:
+                with (
+                    gzip.GzipFile(filename="", mode="wb", fileobj=fh, compresslevel=6, mtime=found.gzip_mtime) as gzout,
+                    tarfile.open(fileobj=gzout, mode="w|", format=found.fmt) as out,
+                ):
                     for m in _members(tf):
                         outcome.members += 1
                         if _is_item(m) and m.size <= settings.max_document_bytes:
@@ -291,8 +291,13 @@ def _pass2(path: str, fh: IO[bytes] | None, settings: Settings, found: _Scan, ou
     except BackupError:
         raise
     except _READ_ERRORS as exc:
-        if fh is not None and isinstance(exc, OSError) and not isinstance(exc, gzip.BadGzipFile) and \
-                exc.filename is None and exc.errno is not None:
+        if (
+            fh is not None
+            and isinstance(exc, OSError)
+            and not isinstance(exc, gzip.BadGzipFile)
+            and exc.filename is None
+            and exc.errno is not None
+        ):
             raise BackupError(f"cannot write the output: {exc.strerror or exc}") from None
         raise BackupError(f"{path}: not a readable gzip-compressed tar archive: {_describe(exc)}") from None
 
@@ -304,13 +309,19 @@ def _bytes_io(data: bytes) -> IO[bytes]:
 
 
 def _too_large(m: tarfile.TarInfo, settings: Settings, outcome: Outcome) -> None:
-    outcome.run.findings.append(warning(
-        "input.too-large", f"item is {m.size} bytes, over --max-document-size ({settings.max_document_bytes}): "
-        "copied without looking at it", file=m.name))
+    outcome.run.findings.append(
+        warning(
+            "input.too-large",
+            f"item is {m.size} bytes, over --max-document-size ({settings.max_document_bytes}): "
+            "copied without looking at it",
+            file=m.name,
+        )
+    )
 
 
-def _member(m: tarfile.TarInfo, data: bytes, settings: Settings, found: _Scan,
-            outcome: Outcome) -> tuple[bytes, tarfile.TarInfo]:
+def _member(
+    m: tarfile.TarInfo, data: bytes, settings: Settings, found: _Scan, outcome: Outcome
+) -> tuple[bytes, tarfile.TarInfo]:
     """Upgrade one item; returns the bytes and header to write (the original ones unless it changed)."""
     if not textio.is_candidate(data):
         return data, m
@@ -344,9 +355,14 @@ def _new_path(name: str, r: FileResult, found: _Scan, outcome: Outcome) -> str:
         return name
     new_path = name[: match.start("name")] + new_name + ".json"
     if new_path in found.revision_paths:
-        r.findings.append(warning(
-            "backup.path-kept", f"the revision is renamed to {new_name}, but {new_path} is already in the "
-            "backup: the item stays under its old file name", file=name))
+        r.findings.append(
+            warning(
+                "backup.path-kept",
+                f"the revision is renamed to {new_name}, but {new_path} is already in the "
+                "backup: the item stays under its old file name",
+                file=name,
+            )
+        )
         return name
     outcome.moved[name] = new_path
     r.findings.append(info("backup.path-renamed", f"stored as {new_path} (its new name)", file=name))
@@ -360,18 +376,26 @@ def _path_notes(name: str, r: FileResult) -> list[Finding]:
     gr, ver = match["gr"], match["ver"]
     notes: list[Finding] = []
     if ver in OLD_VERSIONS and gr.endswith(".instancetype.kubevirt.io"):
-        notes.append(info(
-            "backup.version-dir",
-            f"the object is now v1beta1 but stays under {ver}{match['pref'] or ''}/ (paths are kept): Velero "
-            f"restores it from resources/{gr}/{'namespaces/…' if match['ns'] else 'cluster'}/ (upgraded too) "
-            f"unless --features=EnableAPIGroupVersions picks this directory, which still works because "
-            "Velero creates what the file holds", file=name))
+        notes.append(
+            info(
+                "backup.version-dir",
+                f"the object is now v1beta1 but stays under {ver}{match['pref'] or ''}/ (paths are kept): Velero "
+                f"restores it from resources/{gr}/{'namespaces/…' if match['ns'] else 'cluster'}/ (upgraded too) "
+                f"unless --features=EnableAPIGroupVersions picks this directory, which still works because "
+                "Velero creates what the file holds",
+                file=name,
+            )
+        )
     if gr.endswith(".flavor.kubevirt.io"):
-        notes.append(warning(
-            "backup.flavor-dir",
-            f"upgraded to an instancetype.kubevirt.io kind, but the item stays under resources/{gr}/: "
-            "Velero restores it as a flavor.kubevirt.io resource, which no current KubeVirt serves; apply "
-            "the upgraded object by hand", file=name))
+        notes.append(
+            warning(
+                "backup.flavor-dir",
+                f"upgraded to an instancetype.kubevirt.io kind, but the item stays under resources/{gr}/: "
+                "Velero restores it as a flavor.kubevirt.io resource, which no current KubeVirt serves; apply "
+                "the upgraded object by hand",
+                file=name,
+            )
+        )
     return notes
 
 

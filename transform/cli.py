@@ -56,8 +56,11 @@ def _target(ctx: click.Context, param: click.Parameter, value: str | None) -> tu
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
     if release == releases.LATEST and not value.lstrip("v").startswith(releases.text(release)):
-        click.echo(f"instancetype-upgrade: note: KubeVirt {value} is newer than the newest release this tool "
-                   f"knows ({releases.text(release)}); checking against {releases.text(release)}", err=True)
+        click.echo(
+            f"instancetype-upgrade: note: KubeVirt {value} is newer than the newest release this tool "
+            f"knows ({releases.text(release)}); checking against {releases.text(release)}",
+            err=True,
+        )
     return release
 
 
@@ -197,8 +200,7 @@ def _run(
 @click.option(
     "--modernize",
     is_flag=True,
-    help="Also rewrite deprecated spellings to their current form, "
-    "where the --target-kubevirt release supports it.",
+    help="Also rewrite deprecated spellings to their current form, where the --target-kubevirt release supports it.",
 )
 @click.option(
     "--modernize-revisions",

@@ -36,18 +36,44 @@ def _size(ctx: click.Context, param: click.Parameter, value: str) -> int:
 
 @click.command(epilog=EPILOG)
 @click.argument("archive", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", type=click.Path(dir_okay=False), metavar="OUT.tar.gz",
-              help="Where to write the upgraded backup (required unless --check).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False),
+    metavar="OUT.tar.gz",
+    help="Where to write the upgraded backup (required unless --check).",
+)
 @click.option("--check", is_flag=True, help="Write nothing; report what would change (exit 1 when something would).")
-@click.option("--rename", is_flag=True, help="Give upgraded revisions KubeVirt's v1beta1 names (and file names) "
-              "and rewrite every VM and snapshot reference to them in the backup.")
-@click.option("--target-kubevirt", "target", metavar="X.Y", callback=_target,
-              help="KubeVirt release to check against (default: the newest known, 1.9).")
+@click.option(
+    "--rename",
+    is_flag=True,
+    help="Give upgraded revisions KubeVirt's v1beta1 names (and file names) "
+    "and rewrite every VM and snapshot reference to them in the backup.",
+)
+@click.option(
+    "--target-kubevirt",
+    "target",
+    metavar="X.Y",
+    callback=_target,
+    help="KubeVirt release to check against (default: the newest known, 1.9).",
+)
 @click.option("--strict", is_flag=True, help="Unknown fields, duplicate keys and warnings become errors (exit 3).")
-@click.option("--max-document-size", "max_document_bytes", default="16MiB", callback=_size, show_default=True,
-              help="Items over this size are copied without being looked at.")
-@click.option("--format", "fmt", type=click.Choice(("text", "json", "junit", "sarif"), case_sensitive=False),
-              default="text", show_default=True, help="Report format on stderr.")
+@click.option(
+    "--max-document-size",
+    "max_document_bytes",
+    default="16MiB",
+    callback=_size,
+    show_default=True,
+    help="Items over this size are copied without being looked at.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "json", "junit", "sarif"), case_sensitive=False),
+    default="text",
+    show_default=True,
+    help="Report format on stderr.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Report only problems and the summary.")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
 def backup(archive: str, output: str | None, check: bool, **kw: Any) -> None:
@@ -59,8 +85,9 @@ def backup(archive: str, output: str | None, check: bool, **kw: Any) -> None:
     """
     from transform.cli import Common, _guard
 
-    c = Common((), (), kw["fmt"], kw["target"], kw["strict"], kw["max_document_bytes"], kw["rename"],
-               kw["quiet"], kw["debug"])
+    c = Common(
+        (), (), kw["fmt"], kw["target"], kw["strict"], kw["max_document_bytes"], kw["rename"], kw["quiet"], kw["debug"]
+    )
     if check and output:
         raise click.UsageError("--check writes nothing: drop -o/--output")
     if not check and not output:

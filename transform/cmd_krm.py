@@ -67,8 +67,11 @@ def _run(target: str | None, strict: bool, rename: bool, debug: bool) -> int:
     except Exception as exc:  # a bug: one line, a distinct code
         if debug or os.environ.get("INSTANCETYPE_UPGRADE_DEBUG"):
             raise
-        click.echo(f"instancetype-upgrade krm: internal error: {type(exc).__name__}: {exc} "
-                   "(please report this; --debug shows the traceback)", err=True)
+        click.echo(
+            f"instancetype-upgrade krm: internal error: {type(exc).__name__}: {exc} "
+            "(please report this; --debug shows the traceback)",
+            err=True,
+        )
         return EXIT_INTERNAL
 
 
@@ -80,5 +83,7 @@ def _log(out: Any) -> None:
     for f in out.findings:
         if f.severity is not Severity.INFO:
             click.echo(str(f), err=True)
-    click.echo(f"instancetype-upgrade krm: {out.upgraded} object(s) upgraded, {errors} error(s), "
-               f"{warnings} warning(s)", err=True)
+    click.echo(
+        f"instancetype-upgrade krm: {out.upgraded} object(s) upgraded, {errors} error(s), {warnings} warning(s)",
+        err=True,
+    )

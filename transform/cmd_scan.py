@@ -30,15 +30,32 @@ def _target(ctx: click.Context, param: click.Parameter, value: str | None) -> tu
 
 @click.command(epilog=SCAN_EPILOG)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
-@click.option("--format", "fmt", type=click.Choice(("text", "json"), case_sensitive=False), default="text",
-              show_default=True, help="Report format on stdout (json: see docs/scan-schema.md).")
-@click.option("--target-kubevirt", "target", metavar="X.Y", callback=_target,
-              help="KubeVirt release to check against (default: the newest known).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "json"), case_sensitive=False),
+    default="text",
+    show_default=True,
+    help="Report format on stdout (json: see docs/scan-schema.md).",
+)
+@click.option(
+    "--target-kubevirt",
+    "target",
+    metavar="X.Y",
+    callback=_target,
+    help="KubeVirt release to check against (default: the newest known).",
+)
 @click.option("--include", multiple=True, metavar="GLOB", help="Only files matching GLOB in directories.")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB.")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
-def scan(paths: tuple[str, ...], fmt: str, target: tuple[int, int], include: tuple[str, ...],
-         exclude: tuple[str, ...], debug: bool) -> None:
+def scan(
+    paths: tuple[str, ...],
+    fmt: str,
+    target: tuple[int, int],
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    debug: bool,
+) -> None:
     """Report every KubeVirt instancetype-related document (files, directories, Velero .tar.gz):
     objects per kind and version, ControllerRevisions per payload era, VMs and their revision
     references, dangling references, orphan revisions, object-name mismatches, and what the
@@ -46,8 +63,9 @@ def scan(paths: tuple[str, ...], fmt: str, target: tuple[int, int], include: tup
     sys.exit(_run(list(paths), fmt.lower(), target, include, exclude, debug))
 
 
-def _run(paths: list[str], fmt: str, target: tuple[int, int], include: tuple[str, ...],
-         exclude: tuple[str, ...], debug: bool) -> int:
+def _run(
+    paths: list[str], fmt: str, target: tuple[int, int], include: tuple[str, ...], exclude: tuple[str, ...], debug: bool
+) -> int:
     try:
         from transform import scan as core
         from transform import scan_inputs, scan_report
@@ -63,6 +81,9 @@ def _run(paths: list[str], fmt: str, target: tuple[int, int], include: tuple[str
     except Exception as exc:
         if debug:
             raise
-        click.echo(f"instancetype-upgrade: internal error: {type(exc).__name__}: {exc} "
-                   "(please report this; --debug shows the traceback)", err=True)
+        click.echo(
+            f"instancetype-upgrade: internal error: {type(exc).__name__}: {exc} "
+            "(please report this; --debug shows the traceback)",
+            err=True,
+        )
         return 123

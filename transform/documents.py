@@ -84,9 +84,7 @@ def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str 
     return out
 
 
-def _visit(
-    out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, index: Index, file: str
-) -> None:
+def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, index: Index, file: str) -> None:
     kind = obj.get("kind")
     api = obj.get("apiVersion")
     if isinstance(obj.get("items"), list) and isinstance(kind, str) and kind.endswith("List"):
@@ -96,12 +94,17 @@ def _visit(
         return
     ref = object_ref(obj)
     meta = obj.get("metadata")
-    if meta is not None and not isinstance(meta, dict) and (
-        kind in ("ControllerRevision", "VirtualMachine", "VirtualMachineSnapshotContent")
-        or (isinstance(api, str) and api.split("/")[0] in convert.GROUPS)
+    if (
+        meta is not None
+        and not isinstance(meta, dict)
+        and (
+            kind in ("ControllerRevision", "VirtualMachine", "VirtualMachineSnapshotContent")
+            or (isinstance(api, str) and api.split("/")[0] in convert.GROUPS)
+        )
     ):
-        out.findings.append(error("input.type", f"metadata is a {type(meta).__name__}, not a mapping",
-                                  path + ("metadata",), object=ref))
+        out.findings.append(
+            error("input.type", f"metadata is a {type(meta).__name__}, not a mapping", path + ("metadata",), object=ref)
+        )
         return
     before = len(out.findings)
     if isinstance(api, str) and api.split("/")[0] in convert.GROUPS:
@@ -120,9 +123,7 @@ def _visit(
             _vm(out, path + ("spec", "source", "virtualMachine"), vm, path, index, ns=namespace_of(obj))
     for i in range(before, len(out.findings)):
         f = out.findings[i]
-        out.findings[i] = f.at(
-            object=f.object or ref, path=path + f.path, extra={**f.extra, **_resource(obj)}
-        )
+        out.findings[i] = f.at(object=f.object or ref, path=path + f.path, extra={**f.extra, **_resource(obj)})
 
 
 def _resource(obj: dict[str, Any]) -> dict[str, Any]:
@@ -209,9 +210,7 @@ def _object(
     out.changes.append(
         Change(
             path,
-            check=lambda o: [
-                f for f in _check_upgraded(o, settings, partial) if (f.code, f.path) not in carried
-            ],
+            check=lambda o: [f for f in _check_upgraded(o, settings, partial) if (f.code, f.path) not in carried],
         )
     )
 
@@ -231,12 +230,8 @@ def _check_upgraded(obj: dict[str, Any], settings: Settings, partial: bool) -> l
         for f in validation.validate_document(obj, partial=partial, strict=settings.strict)
         if f.severity is Severity.ERROR
     ]
-    found = [
-        f.at(message=f"upgraded object would be invalid: {f.message}; fix the input first") for f in found
-    ]
-    return found + [
-        f for f in releases.target_findings(obj, settings.target) if f.severity is not Severity.ERROR
-    ]
+    found = [f.at(message=f"upgraded object would be invalid: {f.message}; fix the input first") for f in found]
+    return found + [f for f in releases.target_findings(obj, settings.target) if f.severity is not Severity.ERROR]
 
 
 def _check_current(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
@@ -274,9 +269,7 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
         out.findings.extend(f.at(path=("data",) + f.path) for f in found)
     out.set(path, up.doc)
     out.findings.extend(up.findings)
-    out.findings.append(
-        info("upgraded", f"upgraded ControllerRevision ({up.fmt} payload) to v1beta1", ("data",))
-    )
+    out.findings.append(info("upgraded", f"upgraded ControllerRevision ({up.fmt} payload) to v1beta1", ("data",)))
     renames = [(ns, up.old_name, up.new_name)] if up.new_name != up.old_name else []
     if renames and not index.referenced(up.old_name):
         out.findings.append(
@@ -328,9 +321,7 @@ def _kustomization(out: Outcome, path: Path, obj: dict[str, Any]) -> None:
         out.changes.append(Change(path))
 
 
-def _vm(
-    out: Outcome, path: Path, vm: dict[str, Any], doc_path: Path, index: Index, ns: str | None = None
-) -> None:
+def _vm(out: Outcome, path: Path, vm: dict[str, Any], doc_path: Path, index: Index, ns: str | None = None) -> None:
     ns = namespace_of(vm) if ns is None else (namespace_of(vm) or ns)
     changed = False
     if isinstance(vm.get("spec"), dict) and "flavor" in vm["spec"]:

@@ -60,10 +60,7 @@ _COMMENT = re.compile(r"(?:^|(?<=[ \t]))#[^\r\n]*", re.M)
 def comments(text: str, start: int, end: int, nodes: list[Node]) -> list[str]:
     """Comments in text[start:end], skipping `#` inside the scalars of `nodes`."""
     spans = sorted(
-        (s.start_mark.index, s.end_mark.index)
-        for n in nodes
-        for s in iter_scalars(n)
-        if s.end_mark.index > start
+        (s.start_mark.index, s.end_mark.index) for n in nodes for s in iter_scalars(n) if s.end_mark.index > start
     )
     found = []
     for m in _COMMENT.finditer(text, start, end):
@@ -187,13 +184,14 @@ class Planner:
             return []
         if id(v) in self.replace and not flow and isinstance(new, dict) and new and not emit.is_block(v):
             return [self._block_after_key(k, v, new)]  # a new payload is a nested block, as kubectl prints it
-        if (
-            not flow and not isinstance(new, (dict, list)) or (isinstance(new, (dict, list)) and not new)
-        ) and (emit.is_block(v) or v.end_mark.index == v.start_mark.index):
+        if (not flow and not isinstance(new, (dict, list)) or (isinstance(new, (dict, list)) and not new)) and (
+            emit.is_block(v) or v.end_mark.index == v.start_mark.index
+        ):
             # a block collection or an empty value becomes a scalar on the key's line; the comments
             # of the lines it covered stay, the first at the end of the line, the others below it
-            end, kept = self._through_comment(k.end_mark.index, self.content_end(v) if emit.is_block(v) else
-                                              v.end_mark.index, [v])
+            end, kept = self._through_comment(
+                k.end_mark.index, self.content_end(v) if emit.is_block(v) else v.end_mark.index, [v]
+            )
             text = ": " + (emit.empty(new) or self._scalar(new, None))
             if kept:
                 pad = " " * k.start_mark.column
@@ -239,8 +237,11 @@ class Planner:
             if emit.is_block(node):  # a block collection becomes a scalar: keep its comments
                 end, kept = self._through_comment(start, self.content_end(node), [node])
                 pad = " " * node.start_mark.column
-                return Edit(start, end, text + ("  " + kept[0] if kept else "")
-                            + "".join(f"{self.nl}{pad}{c}" for c in kept[1:]))
+                return Edit(
+                    start,
+                    end,
+                    text + ("  " + kept[0] if kept else "") + "".join(f"{self.nl}{pad}{c}" for c in kept[1:]),
+                )
             return Edit(start, self.content_end(node), text)
         if emit.is_block(node):
             end = self.content_end(node)
@@ -338,9 +339,7 @@ def _last_value(node: MappingNode, key: str) -> Node | None:
     return found
 
 
-def plan(
-    text: str, root: Node, old: Any, new: Any, style: Style, replace: frozenset[int] = frozenset()
-) -> list[Edit]:
+def plan(text: str, root: Node, old: Any, new: Any, style: Style, replace: frozenset[int] = frozenset()) -> list[Edit]:
     """Edits turning the document `old` (parsed from `root`) into `new`.
 
     `replace` holds ids of nodes to write anew (a payload whose shape changed) instead of

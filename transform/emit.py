@@ -135,4 +135,3 @@ def is_block(node: Node) -> bool:
 
 def quote_of(node: Node) -> str | None:
     return node.style if isinstance(node, ScalarNode) and node.style in ("'", '"') else None
-

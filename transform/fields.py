@@ -47,9 +47,7 @@ FAMILY_OF_KIND: dict[str, str] = {
     "VirtualMachineClusterPreference": "preference",
 }
 KINDS: tuple[str, ...] = tuple(FAMILY_OF_KIND)
-CLUSTER_KINDS: frozenset[str] = frozenset(
-    {"VirtualMachineClusterInstancetype", "VirtualMachineClusterPreference"}
-)
+CLUSTER_KINDS: frozenset[str] = frozenset({"VirtualMachineClusterInstancetype", "VirtualMachineClusterPreference"})
 FAMILIES: tuple[str, ...] = ("instancetype", "preference")
 
 # The release whose CRD schema was generated from the version's own Go types (what schemas/ describe)...
@@ -202,9 +200,7 @@ VIRTUAL_MACHINE_RANGE: tuple[Release, Release] = ((0, 56), LATEST_RELEASE)
 
 # apps/v1 ControllerRevision with meta/v1 ObjectMeta.
 _TIME = replace(S, fmt="date-time")
-_OWNER_REFERENCE = obj(
-    apiVersion=req(S), kind=req(S), name=req(S), uid=req(S), controller=B, blockOwnerDeletion=B
-)
+_OWNER_REFERENCE = obj(apiVersion=req(S), kind=req(S), name=req(S), uid=req(S), controller=B, blockOwnerDeletion=B)
 _MANAGED_FIELDS_ENTRY = obj(
     apiVersion=S, fieldsType=S, fieldsV1=ANY_OBJ, manager=S, operation=S, subresource=S, time=_TIME
 )
@@ -251,9 +247,7 @@ def unknown_fields(obj_spec: dict[str, Any], family: str, version: str) -> list[
     return list(iter_unknown(obj_spec, SPECS[family], version, LAST_RELEASE[version]))
 
 
-def prune_unknown(
-    spec: dict[str, Any], family: str, version: str
-) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
+def prune_unknown(spec: dict[str, Any], family: str, version: str) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
     """A deep copy of `spec` without the fields `version` does not have, and their paths.
 
     Like Go's lenient JSON decode: a parent emptied by the pruning stays (as `{}`); map-typed fields

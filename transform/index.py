@@ -35,9 +35,7 @@ def namespace_of(doc: dict[str, Any]) -> str:
 @dataclass
 class Index:
     renames: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # old name -> [(ns, new)]
-    refs: dict[str, list[tuple[str, Hints]]] = field(
-        default_factory=dict
-    )  # revision -> [(ns, hints)]
+    refs: dict[str, list[tuple[str, Hints]]] = field(default_factory=dict)  # revision -> [(ns, hints)]
     revisions: dict[str, list[str]] = field(default_factory=dict)  # name -> [ns]
     patch_files: set[str] = field(default_factory=set)  # files a kustomization lists as patches
 
@@ -63,9 +61,7 @@ class Index:
                 new = revisions.planned_name(doc)
                 if new and new != name:
                     self.renames.setdefault(name, []).append((ns, new))
-        elif kind == "Kustomization" or (
-            kind is None and doc.get("apiVersion") is None and _is_kustomization(base)
-        ):
+        elif kind == "Kustomization" or (kind is None and doc.get("apiVersion") is None and _is_kustomization(base)):
             self._add_kustomization(doc, base)
 
     def _add_vm(self, vm: dict[str, Any], ns: str) -> None:

@@ -75,7 +75,7 @@ def options(function_config: Any, base: Settings) -> tuple[Settings, list[Findin
         if key in ("rename", "strict"):
             b = _bool(value)
             if b is None:
-                found.append(error("krm.config", f"{key}: expected \"true\" or \"false\", got {value!r}", path))
+                found.append(error("krm.config", f'{key}: expected "true" or "false", got {value!r}', path))
             else:
                 values[key] = b
         elif key == "target-kubevirt":
@@ -86,10 +86,15 @@ def options(function_config: Any, base: Settings) -> tuple[Settings, list[Findin
             except ValueError as exc:
                 found.append(error("krm.config", f"{key}: {exc}", path))
         else:
-            found.append(warning("krm.config", f"unknown option {key!r} ignored (known: {', '.join(OPTION_KEYS)})",
-                                 path))
-    return Settings(rename=values.get("rename", base.rename), strict=values.get("strict", base.strict),
-                    target=values.get("target", base.target), max_document_bytes=base.max_document_bytes), found
+            found.append(
+                warning("krm.config", f"unknown option {key!r} ignored (known: {', '.join(OPTION_KEYS)})", path)
+            )
+    return Settings(
+        rename=values.get("rename", base.rename),
+        strict=values.get("strict", base.strict),
+        target=values.get("target", base.target),
+        max_document_bytes=base.max_document_bytes,
+    ), found
 
 
 # --- the ResourceList -----------------------------------------------------------------------
@@ -115,8 +120,9 @@ def _document(source: textio.Source) -> tuple[textio.Chunk, Any]:
 
 
 def _content(body: str) -> bool:
-    return any(s and not s.startswith(("#", "%")) and s not in ("---", "...")
-               for s in (ln.strip() for ln in body.splitlines()))
+    return any(
+        s and not s.startswith(("#", "%")) and s not in ("---", "...") for s in (ln.strip() for ln in body.splitlines())
+    )
 
 
 def _items(value: dict[str, Any]) -> list[Any]:
@@ -151,8 +157,12 @@ def item_file(item: Any) -> tuple[str, int | None]:
 def _resource(item: Any) -> dict[str, Any]:
     meta = as_map(as_map(item).get("metadata"))
     get = item.get if isinstance(item, dict) else (lambda _k: None)
-    return {"api_version": get("apiVersion"), "kind": get("kind"), "name": meta.get("name"),
-            "namespace": meta.get("namespace")}
+    return {
+        "api_version": get("apiVersion"),
+        "kind": get("kind"),
+        "name": meta.get("name"),
+        "namespace": meta.get("namespace"),
+    }
 
 
 def relocate(f: Finding, items: list[Any]) -> Finding:
@@ -160,8 +170,14 @@ def relocate(f: Finding, items: list[Any]) -> Finding:
     if len(f.path) >= 2 and f.path[0] == "items" and isinstance(f.path[1], int) and f.path[1] < len(items):
         item = items[f.path[1]]
         path, index = item_file(item)
-        return f.at(file=path, doc=index if index is not None else (0 if path else None), line=0, column=0,
-                    path=f.path[2:], extra={**f.extra, **_resource(item)})
+        return f.at(
+            file=path,
+            doc=index if index is not None else (0 if path else None),
+            line=0,
+            column=0,
+            path=f.path[2:],
+            extra={**f.extra, **_resource(item)},
+        )
     return f.at(file="", line=0, column=0, doc=None)
 
 
@@ -177,8 +193,11 @@ def result_of(f: Finding) -> dict[str, Any]:
     """One KRM result (message, severity, resourceRef, field.path, file.path/index, tags)."""
     r: dict[str, Any] = {"message": f.message, "severity": f.severity.value}
     res = f.extra
-    ref = {k: res.get(src) for k, src in (("apiVersion", "api_version"), ("kind", "kind"), ("name", "name"),
-                                         ("namespace", "namespace")) if res.get(src)}
+    ref = {
+        k: res.get(src)
+        for k, src in (("apiVersion", "api_version"), ("kind", "kind"), ("name", "name"), ("namespace", "namespace"))
+        if res.get(src)
+    }
     if ref:
         r["resourceRef"] = ref
     if f.path:
@@ -242,8 +261,12 @@ def process(data: bytes, base: Settings | None = None) -> Outcome:
     text = source.text
     upgraded = 0
     if not any(f.severity is Severity.ERROR for f in found):
-        settings = Settings(rename=settings.rename, strict=settings.strict, target=settings.target,
-                            max_document_bytes=max(settings.max_document_bytes, len(data)))
+        settings = Settings(
+            rename=settings.rename,
+            strict=settings.strict,
+            target=settings.target,
+            max_document_bytes=max(settings.max_document_bytes, len(data)),
+        )
         index = build_index([Item(NAME, data)], settings)
         result = engine.upgrade_file(NAME, data, settings, index)
         items_after = items_before
@@ -253,8 +276,13 @@ def process(data: bytes, base: Settings | None = None) -> Outcome:
             moved = _moved_annotations(items_before, items_after)
             if moved:
                 items_after = items_before
-                found.append(error("internal.krm", f"an orchestrator annotation would change ({moved}); "
-                                   "ResourceList left unchanged (please report this)"))
+                found.append(
+                    error(
+                        "internal.krm",
+                        f"an orchestrator annotation would change ({moved}); "
+                        "ResourceList left unchanged (please report this)",
+                    )
+                )
             else:
                 text, upgraded = result.new_text, result.upgraded
         found += [relocate(f, items_after) for f in result.findings]

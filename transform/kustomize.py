@@ -32,10 +32,15 @@ FLAVOR_KINDS = {
     "VirtualMachineClusterFlavor": "VirtualMachineClusterInstancetype",
 }
 # Kinds a target may name without a group (kustomize then matches any group).
-OUR_KINDS = frozenset({
-    "VirtualMachineInstancetype", "VirtualMachineClusterInstancetype",
-    "VirtualMachinePreference", "VirtualMachineClusterPreference", *FLAVOR_KINDS,
-})
+OUR_KINDS = frozenset(
+    {
+        "VirtualMachineInstancetype",
+        "VirtualMachineClusterInstancetype",
+        "VirtualMachinePreference",
+        "VirtualMachineClusterPreference",
+        *FLAVOR_KINDS,
+    }
+)
 
 # An old apiVersion inside a string, not followed by more of a version (`v1alpha10`).
 _OLD_API = re.compile(r"\b(?:instancetype\.kubevirt\.io/v1alpha[12]|flavor\.kubevirt\.io/v1alpha1)(?![\w.-])")
@@ -92,12 +97,16 @@ def _target(target: dict[str, Any], path: Path) -> list[Finding]:
     new_group, _, new_version = up[0].partition("/")
     if explicit and group != new_group:
         target["group"] = new_group
-        found.append(info("kustomize.target", f"patch target group {group} -> {new_group}",
-                          path + ("group",)))
+        found.append(info("kustomize.target", f"patch target group {group} -> {new_group}", path + ("group",)))
     target["version"] = new_version
-    found.append(info("kustomize.target", f"patch target version {version} -> {new_version}: the upgraded "
-                      "resources are served as v1beta1 and an old target would match nothing",
-                      path + ("version",)))
+    found.append(
+        info(
+            "kustomize.target",
+            f"patch target version {version} -> {new_version}: the upgraded "
+            "resources are served as v1beta1 and an old target would match nothing",
+            path + ("version",),
+        )
+    )
     if isinstance(kind, str) and up[1] != kind:
         target["kind"] = up[1]
         found.append(info("kustomize.target", f"patch target kind {kind} -> {up[1]}", path + ("kind",)))

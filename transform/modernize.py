@@ -60,8 +60,12 @@ def _rel(release: Release) -> str:
 
 
 def _needs(rule: str, since: Release, target: Release, path: tuple[Any, ...]) -> Finding:
-    return info("modernize.needs-release", f"{rule} needs KubeVirt {_rel(since)}; the target is {_rel(target)}: "
-                "left as it is (raise --target-kubevirt once every cluster runs it)", path)
+    return info(
+        "modernize.needs-release",
+        f"{rule} needs KubeVirt {_rel(since)}; the target is {_rel(target)}: "
+        "left as it is (raise --target-kubevirt once every cluster runs it)",
+        path,
+    )
 
 
 def modernize_object(obj: dict[str, Any], target: Release) -> tuple[dict[str, Any], list[Finding]]:
@@ -94,8 +98,13 @@ def _topology(spec: dict[str, Any], target: Release) -> list[Finding]:
     if target < TOPOLOGY_SINCE:
         return [_needs(f"preferredCPUTopology {new!r} (for {old!r})", TOPOLOGY_SINCE, target, path)]
     cpu["preferredCPUTopology"] = new  # a scalar replaced in place: its comment stays
-    return [info("modernize.topology", f"preferredCPUTopology {old!r} -> {new!r} (same meaning; {old!r} is "
-                 "deprecated since KubeVirt 1.4)", path)]
+    return [
+        info(
+            "modernize.topology",
+            f"preferredCPUTopology {old!r} -> {new!r} (same meaning; {old!r} is deprecated since KubeVirt 1.4)",
+            path,
+        )
+    ]
 
 
 def _replace_key(mapping: dict[str, Any], old: str, new: str, value: Any) -> dict[str, Any]:
@@ -109,8 +118,14 @@ def _firmware(spec: dict[str, Any], target: Release) -> list[Finding]:
         return []
     base = ("spec", "firmware")
     if target < EFI_SINCE:
-        return [_needs("firmware.preferredEfi (for preferredUseEfi/preferredUseSecureBoot)", EFI_SINCE, target,
-                       base + ("preferredUseEfi" if "preferredUseEfi" in fw else "preferredUseSecureBoot",))]
+        return [
+            _needs(
+                "firmware.preferredEfi (for preferredUseEfi/preferredUseSecureBoot)",
+                EFI_SINCE,
+                target,
+                base + ("preferredUseEfi" if "preferredUseEfi" in fw else "preferredUseSecureBoot",),
+            )
+        ]
     use_efi = fw.get("preferredUseEfi")
     secure = fw.get("preferredUseSecureBoot")
     has_secure = isinstance(secure, bool)
@@ -119,15 +134,22 @@ def _firmware(spec: dict[str, Any], target: Release) -> list[Finding]:
         "modernize.secureboot-own-efi",
         "preferredUseSecureBoot: false also turned Secure Boot off on VMs that set their own "
         "domain.firmware.bootloader.efi without secureBoot; preferredEfi does not touch such VMs: "
-        "set efi.secureBoot: false on them", base + ("preferredEfi",))
+        "set efi.secureBoot: false on them",
+        base + ("preferredEfi",),
+    )
     if fw.get("preferredEfi") is not None:
         # KubeVirt copies preferredEfi and returns before the deprecated booleans, except for a VM
         # with its own EFI, where preferredUseSecureBoot still fills an unset secureBoot.
         for key in ("preferredUseEfi", "preferredUseSecureBoot"):
             if key in fw:
                 del fw[key]
-        out.append(info("modernize.efi-ignored", "preferredUseEfi/preferredUseSecureBoot dropped: preferredEfi is "
-                        "set, so KubeVirt ignored them", base + ("preferredEfi",)))
+        out.append(
+            info(
+                "modernize.efi-ignored",
+                "preferredUseEfi/preferredUseSecureBoot dropped: preferredEfi is set, so KubeVirt ignored them",
+                base + ("preferredEfi",),
+            )
+        )
         if secure is False:
             out.append(caveat)
         return out
@@ -136,23 +158,40 @@ def _firmware(spec: dict[str, Any], target: Release) -> list[Finding]:
         new_fw = _replace_key(fw, "preferredUseEfi", "preferredEfi", efi)
         new_fw.pop("preferredUseSecureBoot", None)
         spec["firmware"] = new_fw
-        what = f"preferredEfi: {{secureBoot: {str(secure).lower()}}}" if has_secure else (
-            "preferredEfi: {} (secureBoot unset: Secure Boot on, exactly as an EFI created by preferredUseEfi)")
-        out.append(info("modernize.efi", f"preferredUseEfi: true{' + preferredUseSecureBoot' if has_secure else ''}"
-                        f" -> {what}", base + ("preferredEfi",)))
+        what = (
+            f"preferredEfi: {{secureBoot: {str(secure).lower()}}}"
+            if has_secure
+            else ("preferredEfi: {} (secureBoot unset: Secure Boot on, exactly as an EFI created by preferredUseEfi)")
+        )
+        out.append(
+            info(
+                "modernize.efi",
+                f"preferredUseEfi: true{' + preferredUseSecureBoot' if has_secure else ''} -> {what}",
+                base + ("preferredEfi",),
+            )
+        )
         if secure is False:
             out.append(caveat)
         return out
     if has_secure:
-        return [warning(
-            "modernize.efi-kept",
-            f"preferredUseSecureBoot: {str(secure).lower()} without preferredUseEfi: true only sets secureBoot on "
-            "VMs that bring their own EFI; preferredEfi cannot express that, so it is kept (set "
-            "efi.secureBoot on those VMs and delete it by hand)", base + ("preferredUseSecureBoot",))]
+        return [
+            warning(
+                "modernize.efi-kept",
+                f"preferredUseSecureBoot: {str(secure).lower()} without preferredUseEfi: true only sets secureBoot on "
+                "VMs that bring their own EFI; preferredEfi cannot express that, so it is kept (set "
+                "efi.secureBoot on those VMs and delete it by hand)",
+                base + ("preferredUseSecureBoot",),
+            )
+        ]
     # preferredUseEfi: false (or null) alone never did anything at runtime.
     fw.pop("preferredUseEfi", None)
-    return [info("modernize.efi-noop", "preferredUseEfi without true was a no-op at runtime: dropped",
-                 base + ("preferredUseEfi",))]
+    return [
+        info(
+            "modernize.efi-noop",
+            "preferredUseEfi without true was a no-op at runtime: dropped",
+            base + ("preferredUseEfi",),
+        )
+    ]
 
 
 def _spread(spec: dict[str, Any], target: Release) -> list[Finding]:
@@ -163,8 +202,13 @@ def _spread(spec: dict[str, Any], target: Release) -> list[Finding]:
     if target < SPREAD_SINCE:
         return [_needs("cpu.spreadOptions.ratio (for preferSpreadSocketToCoreRatio)", SPREAD_SINCE, target, path)]
     if not isinstance(ratio, int) or isinstance(ratio, bool) or ratio < 0:
-        return [warning("modernize.spread-invalid", f"preferSpreadSocketToCoreRatio {ratio!r} is not a ratio: "
-                        "left as it is", path)]
+        return [
+            warning(
+                "modernize.spread-invalid",
+                f"preferSpreadSocketToCoreRatio {ratio!r} is not a ratio: left as it is",
+                path,
+            )
+        ]
     cpu = spec.get("cpu")
     if cpu is not None and not isinstance(cpu, dict):
         return []
@@ -173,12 +217,18 @@ def _spread(spec: dict[str, Any], target: Release) -> list[Finding]:
         return []
     if isinstance(options, dict) and options.get("ratio") is not None:
         del spec["preferSpreadSocketToCoreRatio"]
-        return [info("modernize.spread-ignored", "preferSpreadSocketToCoreRatio dropped: cpu.spreadOptions.ratio is "
-                     "set, so KubeVirt ignored it", path)]
+        return [
+            info(
+                "modernize.spread-ignored",
+                "preferSpreadSocketToCoreRatio dropped: cpu.spreadOptions.ratio is set, so KubeVirt ignored it",
+                path,
+            )
+        ]
     if ratio == 0:
         del spec["preferSpreadSocketToCoreRatio"]
-        return [info("modernize.spread-noop", "preferSpreadSocketToCoreRatio: 0 meant the default ratio 2: "
-                     "dropped", path)]
+        return [
+            info("modernize.spread-noop", "preferSpreadSocketToCoreRatio: 0 meant the default ratio 2: dropped", path)
+        ]
     if cpu is None:
         spec["cpu"] = {"spreadOptions": {"ratio": ratio}}
     elif options is None:
@@ -186,8 +236,13 @@ def _spread(spec: dict[str, Any], target: Release) -> list[Finding]:
     else:
         options["ratio"] = ratio
     del spec["preferSpreadSocketToCoreRatio"]
-    return [info("modernize.spread", f"preferSpreadSocketToCoreRatio: {ratio} -> cpu.spreadOptions.ratio: {ratio}",
-                 ("spec", "cpu", "spreadOptions", "ratio"))]
+    return [
+        info(
+            "modernize.spread",
+            f"preferSpreadSocketToCoreRatio: {ratio} -> cpu.spreadOptions.ratio: {ratio}",
+            ("spec", "cpu", "spreadOptions", "ratio"),
+        )
+    ]
 
 
 def _launch_security(spec: dict[str, Any], target: Release) -> list[Finding]:
@@ -195,10 +250,20 @@ def _launch_security(spec: dict[str, Any], target: Release) -> list[Finding]:
         return []
     path = ("spec", "launchSecurity")
     if target < LAUNCH_SECURITY_SINCE:
-        return [_needs("preference preferredLaunchSecurity (replacing instancetype launchSecurity)",
-                       LAUNCH_SECURITY_SINCE, target, path)]
-    return [warning(
-        "modernize.launch-security",
-        "instancetype launchSecurity is deprecated since KubeVirt 1.9: use preferredLaunchSecurity in a "
-        "preference instead. Not moved: the preference value only applies when the VM sets none, while the "
-        "instancetype value conflicts with one the VM sets", path)]
+        return [
+            _needs(
+                "preference preferredLaunchSecurity (replacing instancetype launchSecurity)",
+                LAUNCH_SECURITY_SINCE,
+                target,
+                path,
+            )
+        ]
+    return [
+        warning(
+            "modernize.launch-security",
+            "instancetype launchSecurity is deprecated since KubeVirt 1.9: use preferredLaunchSecurity in a "
+            "preference instead. Not moved: the preference value only applies when the VM sets none, while the "
+            "instancetype value conflicts with one the VM sets",
+            path,
+        )
+    ]

@@ -98,9 +98,7 @@ def decode(data: Any) -> Decoded:
             "fails with \"Object 'Kind' is missing\"",
         )
     if not isinstance(api_version, str) or "/" not in api_version:
-        raise RevisionError(
-            "revision.bad-api-version", f"payload apiVersion {api_version!r} is not group/version"
-        )
+        raise RevisionError("revision.bad-api-version", f"payload apiVersion {api_version!r} is not group/version")
     group, version = api_version.rsplit("/", 1)
     if group == "instancetype.kubevirt.io" and version in fields.VERSIONS:
         family = fields.family_of(str(kind))
@@ -152,9 +150,7 @@ def _decode_wrapper(data: dict[str, Any]) -> Decoded:
             ("data", "spec"),
         ) from None
     if not isinstance(spec, dict):
-        raise RevisionError(
-            "revision.bad-wrapper", "data.spec does not decode to a JSON object", ("data", "spec")
-        )
+        raise RevisionError("revision.bad-wrapper", "data.spec does not decode to a JSON object", ("data", "spec"))
     for family in ("preference", "instancetype"):
         if _strict_spec(spec, family):
             return Decoded("F1", family, NAMESPACED_KIND[family], {"spec": spec})

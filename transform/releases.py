@@ -99,16 +99,12 @@ def parse_release(value: str) -> Release:
     Releases newer than LATEST are judged as LATEST: v1beta1 is still the newest API there."""
     match = _RELEASE_RE.match(value.strip())
     if not match:
-        raise ValueError(
-            f"not a KubeVirt release: {value!r} (expected MAJOR.MINOR such as 1.7, v1.7 or 1.7.2)"
-        )
+        raise ValueError(f"not a KubeVirt release: {value!r} (expected MAJOR.MINOR such as 1.7, v1.7 or 1.7.2)")
     release = (int(match.group(1)), int(match.group(2)))
     if release > LATEST:
         return LATEST  # a newer release is judged as the newest this tool knows (the CLI says so)
     if release not in RELEASES:
-        raise ValueError(
-            f"unknown KubeVirt release {value!r}: known releases are {text(FIRST)} to {text(LATEST)}"
-        )
+        raise ValueError(f"unknown KubeVirt release {value!r}: known releases are {text(FIRST)} to {text(LATEST)}")
     return release
 
 
@@ -116,9 +112,7 @@ def info(release: Release | str) -> ReleaseInfo:
     key = parse_release(release) if isinstance(release, str) else tuple(release)
     found = RELEASES.get(key)  # type: ignore[arg-type]
     if found is None:
-        raise ValueError(
-            f"unknown KubeVirt release {key}: known releases are {text(FIRST)} to {text(LATEST)}"
-        )
+        raise ValueError(f"unknown KubeVirt release {key}: known releases are {text(FIRST)} to {text(LATEST)}")
     return found
 
 
@@ -244,8 +238,7 @@ def target_findings(obj: dict[str, Any], release: Release | str) -> list[Finding
         out.append(
             error(
                 "target.api-version",
-                f"KubeVirt {rel} does not serve {api_version}: the API server rejects {kind} objects "
-                "of this version",
+                f"KubeVirt {rel} does not serve {api_version}: the API server rejects {kind} objects of this version",
                 ("apiVersion",),
             )
         )
@@ -259,9 +252,7 @@ def target_findings(obj: dict[str, Any], release: Release | str) -> list[Finding
     if family == "preference":
         cpu = spec.get("cpu")
         if isinstance(cpu, dict):
-            found = _topology_finding(
-                cpu.get("preferredCPUTopology"), target, ("spec", "cpu", "preferredCPUTopology")
-            )
+            found = _topology_finding(cpu.get("preferredCPUTopology"), target, ("spec", "cpu", "preferredCPUTopology"))
             if found is not None:
                 out.append(found)
     return out

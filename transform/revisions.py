@@ -293,14 +293,8 @@ def _rename(
 ) -> str:
     meta = new["metadata"]
     if not own or own.get("kind") != "VirtualMachine" or not own.get("name"):
-        why = (
-            "owned by a VirtualMachineSnapshot (restores derive names from it)"
-            if own
-            else "it has no VM owner"
-        )
-        findings.append(
-            (info if own else warning)("revision.name-kept", f"name kept: {why}", ("metadata", "name"))
-        )
+        why = "owned by a VirtualMachineSnapshot (restores derive names from it)" if own else "it has no VM owner"
+        findings.append((info if own else warning)("revision.name-kept", f"name kept: {why}", ("metadata", "name")))
         return name
     new_name = f"{own['name']}-{ident.name}-{LATEST_VERSION}-{ident.uid}-{ident.generation}"
     meta["name"] = new_name

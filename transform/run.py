@@ -22,6 +22,8 @@ INDEX_NEEDLES = ("revisionName", "controllerRevisionRef", "Kustomization", "Cont
 
 def index_needles(settings: Settings) -> tuple[str, ...]:
     return INDEX_NEEDLES if settings.rename else INDEX_NEEDLES[:3]
+
+
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
 
@@ -70,9 +72,7 @@ def read_inputs(found: Iterable[Input | Skipped], run: RunResult) -> list[Item]:
             with open(entry.path, "rb") as fh:
                 data = fh.read()
         except OSError as exc:
-            run.findings.append(
-                error("input.unreadable", f"cannot read: {exc.strerror or exc}", file=entry.display)
-            )
+            run.findings.append(error("input.unreadable", f"cannot read: {exc.strerror or exc}", file=entry.display))
             continue
         if not textio.is_candidate(data) and not is_kustomization_file(entry.display):
             try:
@@ -176,9 +176,7 @@ def _upgrade_all(
 
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         out = []
-        for n, res in enumerate(
-            pool.map(_work, [(i.name, i.data, settings, index) for i in items], chunksize=8)
-        ):
+        for n, res in enumerate(pool.map(_work, [(i.name, i.data, settings, index) for i in items], chunksize=8)):
             out.append(res)
             if progress:
                 progress(n + 1, len(items))

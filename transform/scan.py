@@ -111,8 +111,9 @@ def _ns_match(a: str, b: str) -> bool:
     return a == b or not a or not b
 
 
-def scan_items(items: Iterable[tuple[str, bytes]], target: tuple[int, int] = releases.LATEST,
-               settings: Settings | None = None) -> Scan:
+def scan_items(
+    items: Iterable[tuple[str, bytes]], target: tuple[int, int] = releases.LATEST, settings: Settings | None = None
+) -> Scan:
     from transform.engine import iter_documents
     from transform.nodepath import locate
 
@@ -162,8 +163,15 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
     def breaking(found: Iterable[Finding]) -> None:
         for f in found:
             full = path + f.path
-            scan.breaking.append(f.at(file=file, doc=doc, line=where(full), path=full,
-                                      object=f"{kind}/{d.namespace + '/' if d.namespace else ''}{d.name}"))
+            scan.breaking.append(
+                f.at(
+                    file=file,
+                    doc=doc,
+                    line=where(full),
+                    path=full,
+                    object=f"{kind}/{d.namespace + '/' if d.namespace else ''}{d.name}",
+                )
+            )
 
     if group in GROUPS:
         scan.files.add(file)
@@ -176,13 +184,22 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
         if rev.error:
             breaking([error("revision.undecodable", rev.error, ("data",))])
         elif rev.era == "flavor-object":
-            breaking([error("target.payload-format", "a whole flavor.kubevirt.io object: no KubeVirt release decodes "
-                            "it (no kind is registered for it)", ("data",))])
+            breaking(
+                [
+                    error(
+                        "target.payload-format",
+                        "a whole flavor.kubevirt.io object: no KubeVirt release decodes "
+                        "it (no kind is registered for it)",
+                        ("data",),
+                    )
+                ]
+            )
         found = releases.target_findings(obj, scan.target)
         if rev.era == "F0" and scan.target < FLAVOR_VM_UNTIL:  # the flavor era reads its own wrappers
             found = [f for f in found if f.code != "target.payload-format"]
-        rev.readable = not rev.error and rev.era != "flavor-object" and not any(
-            f.code == "target.payload-format" for f in found)
+        rev.readable = (
+            not rev.error and rev.era != "flavor-object" and not any(f.code == "target.payload-format" for f in found)
+        )
         # the payload-format finding already says the target cannot read an old payload version
         breaking(f for f in found if not (f.code == "target.api-version" and f.path[:1] == ("data",)))
     elif kind == "VirtualMachine" and group == "kubevirt.io":
@@ -190,8 +207,14 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
         scan.vms.append(_vm(obj, d))
         found = list(releases.target_findings(obj, scan.target))
         if isinstance(_get(obj, "spec", "flavor"), dict) and scan.target >= FLAVOR_VM_UNTIL:
-            found.append(error("target.vm-flavor", f"spec.flavor is unknown to KubeVirt {releases.text(scan.target)} "
-                               "(renamed spec.instancetype in v0.56): run fix to rename it", ("spec", "flavor")))
+            found.append(
+                error(
+                    "target.vm-flavor",
+                    f"spec.flavor is unknown to KubeVirt {releases.text(scan.target)} "
+                    "(renamed spec.instancetype in v0.56): run fix to rename it",
+                    ("spec", "flavor"),
+                )
+            )
         breaking(found)
     elif group.endswith("kubevirt.io"):
         scan.files.add(file)
@@ -202,8 +225,14 @@ def _object_target(obj: dict[str, Any], api: str, kind: str, target: tuple[int, 
     if api.startswith("flavor.kubevirt.io/"):
         if releases.serves(target, api):
             return []
-        return [error("target.api-version", f"KubeVirt {releases.text(target)} does not serve {api} (renamed "
-                      "instancetype.kubevirt.io in v0.56): run fix to upgrade it", ("apiVersion",))]
+        return [
+            error(
+                "target.api-version",
+                f"KubeVirt {releases.text(target)} does not serve {api} (renamed "
+                "instancetype.kubevirt.io in v0.56): run fix to upgrade it",
+                ("apiVersion",),
+            )
+        ]
     return releases.target_findings(obj, target)
 
 
@@ -249,8 +278,11 @@ def _revision(obj: dict[str, Any], d: Doc) -> Revision:
 def _vm(obj: dict[str, Any], d: Doc) -> VM:
     refs: list[Ref] = []
     names: dict[str, str] = {}
-    for family, matcher_key in (("instancetype", "instancetype"), ("instancetype", "flavor"),
-                                ("preference", "preference")):
+    for family, matcher_key in (
+        ("instancetype", "instancetype"),
+        ("instancetype", "flavor"),
+        ("preference", "preference"),
+    ):
         matcher = _get(obj, "spec", matcher_key)
         if not isinstance(matcher, dict):
             continue
@@ -291,17 +323,25 @@ def _analyse(scan: Scan) -> None:
         if id(rev) in referenced or rev.owner_kind == "VirtualMachineSnapshot":
             continue
         if rev.owner_kind == "VirtualMachine" and any(
-                n == rev.owner_name and _ns_match(ns, rev.doc.namespace) for ns, n in vms):
+            n == rev.owner_name and _ns_match(ns, rev.doc.namespace) for ns, n in vms
+        ):
             continue
         scan.orphans.append(rev)
 
 
 def _mismatch_finding(vm: VM, ref: Ref, rev: Revision, want: str, target: tuple[int, int]) -> Finding:
-    how = {"label": "its object-name label is", "payload": "KubeVirt's upgrade would label it",
-           "synthetic": "KubeVirt's upgrade of a wrapper labels it"}.get(rev.object_name_source, "it names")
+    how = {
+        "label": "its object-name label is",
+        "payload": "KubeVirt's upgrade would label it",
+        "synthetic": "KubeVirt's upgrade of a wrapper labels it",
+    }.get(rev.object_name_source, "it names")
     return Finding(
-        Severity.ERROR, "target.object-name-mismatch",
+        Severity.ERROR,
+        "target.object-name-mismatch",
         f"VM {vm.doc.name} references {rev.doc.name} as its {ref.family} {want!r}, but {how} {rev.object_name!r}: "
         f"KubeVirt {releases.text(target)} ignores such a revision (1.6+) and the VM no longer uses its snapshot",
-        file=rev.doc.file, line=rev.doc.line, doc=rev.doc.doc,
-        object=f"ControllerRevision/{rev.doc.namespace + '/' if rev.doc.namespace else ''}{rev.doc.name}")
+        file=rev.doc.file,
+        line=rev.doc.line,
+        doc=rev.doc.doc,
+        object=f"ControllerRevision/{rev.doc.namespace + '/' if rev.doc.namespace else ''}{rev.doc.name}",
+    )

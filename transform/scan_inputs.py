@@ -40,17 +40,22 @@ def iter_tarball(path: str, errors: list[Finding]) -> Iterator[tuple[str, bytes]
         with tarfile.open(path, "r:*") as tar:
             members = [m for m in tar.getmembers() if m.isfile()]
             names = {m.name.removeprefix("./") for m in members}
-            preferred = {c for m in members if "-preferredversion/" in m.name
-                         and (c := _velero_classic(m.name.removeprefix("./")))}
+            preferred = {
+                c
+                for m in members
+                if "-preferredversion/" in m.name and (c := _velero_classic(m.name.removeprefix("./")))
+            }
             for m in members:
                 rel = m.name.removeprefix("./")
                 classic = _velero_classic(rel)
-                if classic is not None and (classic in names or
-                                            (classic in preferred and "-preferredversion/" not in rel)):
+                if classic is not None and (
+                    classic in names or (classic in preferred and "-preferredversion/" not in rel)
+                ):
                     continue  # the same resource, already read from its classic / preferred copy
                 if m.size > MAX_MEMBER_BYTES:
-                    errors.append(error("input.too-large", f"tar member over {MAX_MEMBER_BYTES} bytes",
-                                        file=f"{path}:{rel}"))
+                    errors.append(
+                        error("input.too-large", f"tar member over {MAX_MEMBER_BYTES} bytes", file=f"{path}:{rel}")
+                    )
                     continue
                 fh = tar.extractfile(m)
                 if fh is not None:
@@ -59,8 +64,9 @@ def iter_tarball(path: str, errors: list[Finding]) -> Iterator[tuple[str, bytes]
         errors.append(error("input.tarball", f"cannot read the tarball: {exc}", file=path))
 
 
-def iter_inputs(paths: list[str], include: tuple[str, ...], exclude: tuple[str, ...],
-                errors: list[Finding]) -> Iterator[tuple[str, bytes]]:
+def iter_inputs(
+    paths: list[str], include: tuple[str, ...], exclude: tuple[str, ...], errors: list[Finding]
+) -> Iterator[tuple[str, bytes]]:
     from transform import sources
 
     for arg in paths:

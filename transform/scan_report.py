@@ -21,8 +21,7 @@ def _group(docs: list[Doc]) -> list[dict[str, Any]]:
     groups: dict[tuple[str, str], list[Doc]] = {}
     for d in docs:
         groups.setdefault((d.kind, d.api_version), []).append(d)
-    return [{"kind": k, "apiVersion": a, "count": len(v), "files": _files(v)}
-            for (k, a), v in sorted(groups.items())]
+    return [{"kind": k, "apiVersion": a, "count": len(v), "files": _files(v)} for (k, a), v in sorted(groups.items())]
 
 
 def _where(d: Doc) -> dict[str, Any]:
@@ -30,8 +29,16 @@ def _where(d: Doc) -> dict[str, Any]:
 
 
 def _finding(f: Finding) -> dict[str, Any]:
-    return {"severity": f.severity.value, "code": f.code, "message": f.message, "file": f.file, "line": f.line,
-            "doc": f.doc, "object": f.object, "path": format_path(f.path)}
+    return {
+        "severity": f.severity.value,
+        "code": f.code,
+        "message": f.message,
+        "file": f.file,
+        "line": f.line,
+        "doc": f.doc,
+        "object": f.object,
+        "path": format_path(f.path),
+    }
 
 
 def to_dict(scan: Scan) -> dict[str, Any]:
@@ -49,26 +56,53 @@ def to_dict(scan: Scan) -> dict[str, Any]:
         "files": {"seen": scan.files_seen, "candidates": scan.candidates, "kubevirt": len(scan.files)},
         "objects": _group(scan.objects),
         "revisions": [
-            {"era": era, "format": ERAS[era][0], "written_by": ERAS[era][1], "count": len(revs),
-             "files": _files(r.doc for r in revs)}
+            {
+                "era": era,
+                "format": ERAS[era][0],
+                "written_by": ERAS[era][1],
+                "count": len(revs),
+                "files": _files(r.doc for r in revs),
+            }
             for era, revs in sorted(eras.items(), key=lambda kv: list(ERAS).index(kv[0]))
         ],
         "vms": {
             "count": len(scan.vms),
             "files": _files(vm.doc for vm in scan.vms),
             "references": refs,
-            "items": [{**_where(vm.doc), "references": [
-                {"family": r.family, "via": r.via, "revision": r.revision} for r in vm.refs]} for vm in scan.vms],
+            "items": [
+                {
+                    **_where(vm.doc),
+                    "references": [{"family": r.family, "via": r.via, "revision": r.revision} for r in vm.refs],
+                }
+                for vm in scan.vms
+            ],
         },
         "other": _group(scan.other),
-        "dangling": [{"vm": vm.doc.name, "namespace": vm.doc.namespace, "file": vm.doc.file, "family": r.family,
-                      "via": r.via, "revision": r.revision} for vm, r in scan.dangling],
-        "orphans": [{**_where(r.doc), "era": r.era, "owner": r.owner_name, "owner_kind": r.owner_kind}
-                    for r in scan.orphans],
+        "dangling": [
+            {
+                "vm": vm.doc.name,
+                "namespace": vm.doc.namespace,
+                "file": vm.doc.file,
+                "family": r.family,
+                "via": r.via,
+                "revision": r.revision,
+            }
+            for vm, r in scan.dangling
+        ],
+        "orphans": [
+            {**_where(r.doc), "era": r.era, "owner": r.owner_name, "owner_kind": r.owner_kind} for r in scan.orphans
+        ],
         "label_mismatches": [
-            {**_where(rev.doc), "vm": vm.doc.name, "family": ref.family, "matcher_name": want,
-             "object_name": rev.object_name, "source": rev.object_name_source}
-            for vm, ref, rev, want in scan.mismatches],
+            {
+                **_where(rev.doc),
+                "vm": vm.doc.name,
+                "family": ref.family,
+                "matcher_name": want,
+                "object_name": rev.object_name,
+                "source": rev.object_name_source,
+            }
+            for vm, ref, rev, want in scan.mismatches
+        ],
         "breaking": [_finding(f) for f in scan.breaking],
         "errors": [_finding(f) for f in scan.errors],
     }
@@ -95,42 +129,68 @@ def _files_text(files: list[str], limit: int = 3) -> str:
 
 def render_text(scan: Scan) -> str:
     d = to_dict(scan)
-    out = [f"KubeVirt instancetype scan (target KubeVirt {d['target']}): {d['files']['seen']} files, "
-           f"{d['files']['candidates']} candidates, {d['files']['kubevirt']} with KubeVirt documents", ""]
-    out += ["Objects:"] + _table(["KIND", "API VERSION", "COUNT", "FILES"],
-                                 [[g["kind"], g["apiVersion"], g["count"], _files_text(g["files"])]
-                                  for g in d["objects"]])
+    out = [
+        f"KubeVirt instancetype scan (target KubeVirt {d['target']}): {d['files']['seen']} files, "
+        f"{d['files']['candidates']} candidates, {d['files']['kubevirt']} with KubeVirt documents",
+        "",
+    ]
+    out += ["Objects:"] + _table(
+        ["KIND", "API VERSION", "COUNT", "FILES"],
+        [[g["kind"], g["apiVersion"], g["count"], _files_text(g["files"])] for g in d["objects"]],
+    )
     out += ["", "ControllerRevisions:"] + _table(
         ["ERA", "PAYLOAD", "WRITTEN BY", "COUNT", "FILES"],
-        [[g["era"], g["format"], g["written_by"], g["count"], _files_text(g["files"])] for g in d["revisions"]])
+        [[g["era"], g["format"], g["written_by"], g["count"], _files_text(g["files"])] for g in d["revisions"]],
+    )
     refs = d["vms"]["references"]
-    out += ["", f"VirtualMachines: {d['vms']['count']} (revision references: {refs['spec']} spec, "
-            f"{refs['status']} status, {refs['flavor']} spec.flavor)"]
-    out += _table(["VM", "NAMESPACE", "REFERENCES", "FILE"],
-                  [[v["name"], v["namespace"] or "-", ", ".join(f"{r['family']}:{r['via']}={r['revision']}"
-                                                              for r in v["references"]) or "-", v["file"]]
-                   for v in d["vms"]["items"]])
+    out += [
+        "",
+        f"VirtualMachines: {d['vms']['count']} (revision references: {refs['spec']} spec, "
+        f"{refs['status']} status, {refs['flavor']} spec.flavor)",
+    ]
+    out += _table(
+        ["VM", "NAMESPACE", "REFERENCES", "FILE"],
+        [
+            [
+                v["name"],
+                v["namespace"] or "-",
+                ", ".join(f"{r['family']}:{r['via']}={r['revision']}" for r in v["references"]) or "-",
+                v["file"],
+            ]
+            for v in d["vms"]["items"]
+        ],
+    )
     if d["other"]:
         out += ["", "Other KubeVirt documents:"] + _table(
             ["KIND", "API VERSION", "COUNT", "FILES"],
-            [[g["kind"], g["apiVersion"], g["count"], _files_text(g["files"])] for g in d["other"]])
+            [[g["kind"], g["apiVersion"], g["count"], _files_text(g["files"])] for g in d["other"]],
+        )
     out += ["", f"Dangling references ({len(d['dangling'])}): a VM names a revision not in the inputs"]
-    out += _table(["VM", "FAMILY", "VIA", "REVISION", "FILE"],
-                  [[x["vm"], x["family"], x["via"], x["revision"], x["file"]] for x in d["dangling"]])
+    out += _table(
+        ["VM", "FAMILY", "VIA", "REVISION", "FILE"],
+        [[x["vm"], x["family"], x["via"], x["revision"], x["file"]] for x in d["dangling"]],
+    )
     out += ["", f"Orphan revisions ({len(d['orphans'])}): no VM in the inputs references or owns them"]
-    out += _table(["REVISION", "ERA", "OWNER", "FILE"],
-                  [[x["name"], x["era"], x["owner"] or "-", x["file"]] for x in d["orphans"]])
+    out += _table(
+        ["REVISION", "ERA", "OWNER", "FILE"],
+        [[x["name"], x["era"], x["owner"] or "-", x["file"]] for x in d["orphans"]],
+    )
     out += ["", f"object-name mismatches ({len(d['label_mismatches'])}): KubeVirt 1.6+ ignores these revisions"]
-    out += _table(["REVISION", "VM", "MATCHER NAME", "OBJECT NAME", "SOURCE"],
-                  [[x["name"], x["vm"], x["matcher_name"], x["object_name"], x["source"]]
-                   for x in d["label_mismatches"]])
+    out += _table(
+        ["REVISION", "VM", "MATCHER NAME", "OBJECT NAME", "SOURCE"],
+        [[x["name"], x["vm"], x["matcher_name"], x["object_name"], x["source"]] for x in d["label_mismatches"]],
+    )
     out += ["", f"Would break on KubeVirt {d['target']} ({len(d['breaking'])}):"]
-    out += [f"  {f['file']}:{f['line']}: {f['object']}: {f['path'] + ': ' if f['path'] else ''}"
-            f"{f['message']} [{f['code']}]" for f in d["breaking"]] or ["  (none)"]
+    out += [
+        f"  {f['file']}:{f['line']}: {f['object']}: {f['path'] + ': ' if f['path'] else ''}{f['message']} [{f['code']}]"
+        for f in d["breaking"]
+    ] or ["  (none)"]
     if d["errors"]:
         out += ["", f"Unreadable input ({len(d['errors'])}):"]
-        out += [f"  {f['file']}{':' + str(f['line']) if f['line'] else ''}: {f['message']} [{f['code']}]"
-                for f in d["errors"]]
+        out += [
+            f"  {f['file']}{':' + str(f['line']) if f['line'] else ''}: {f['message']} [{f['code']}]"
+            for f in d["errors"]
+        ]
     verdict = {0: "nothing would break", 1: "something would break", 3: "some input could not be read"}
     out += ["", f"Result: {verdict[scan.exit_code]} (exit {scan.exit_code})"]
     return "\n".join(out) + "\n"

@@ -136,8 +136,7 @@ def schema_files() -> list[SchemaFile]:
             fields.VIRTUAL_MACHINE,
             "v1beta1",
             fields.LATEST_RELEASE,
-            "only spec.instancetype, spec.preference, status.instancetypeRef, status.preferenceRef;"
-            " open elsewhere",
+            "only spec.instancetype, spec.preference, status.instancetypeRef, status.preferenceRef; open elsewhere",
         )
     )
     files.append(

@@ -20,9 +20,7 @@ def _read(name: str) -> bytes:
         pass
     path = SOURCE_DIR / name
     if not path.is_file():
-        raise FileNotFoundError(
-            f"bundled schema {name!r} not found (looked in transform/schemas and {SOURCE_DIR})"
-        )
+        raise FileNotFoundError(f"bundled schema {name!r} not found (looked in transform/schemas and {SOURCE_DIR})")
     return path.read_bytes()
 
 

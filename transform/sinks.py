@@ -114,7 +114,5 @@ def write_copy(output_dir: str, rel: str, data: bytes) -> str:
 
 def unified_diff(name: str, old: str, new: str) -> str:
     return "".join(
-        difflib.unified_diff(
-            old.splitlines(True), new.splitlines(True), fromfile=f"a/{name}", tofile=f"b/{name}"
-        )
+        difflib.unified_diff(old.splitlines(True), new.splitlines(True), fromfile=f"a/{name}", tofile=f"b/{name}")
     )

@@ -34,9 +34,7 @@ def is_candidate(data: bytes) -> bool:
 
 def decode(data: bytes) -> Source:
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
-        raise ReadError(
-            "file is UTF-16/UTF-32 encoded; Kubernetes manifests must be UTF-8 (re-save it as UTF-8)"
-        )
+        raise ReadError("file is UTF-16/UTF-32 encoded; Kubernetes manifests must be UTF-8 (re-save it as UTF-8)")
     if b"\x00" in data:
         raise ReadError("file contains NUL bytes: it looks binary, not YAML or JSON")
     bom = data.startswith(codecs.BOM_UTF8)
@@ -47,9 +45,7 @@ def decode(data: bytes) -> Source:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise ReadError(
-            f"not valid UTF-8 at line {line}, column {col} (byte 0x{data[exc.start]:02x})"
-        ) from None
+        raise ReadError(f"not valid UTF-8 at line {line}, column {col} (byte 0x{data[exc.start]:02x})") from None
     crlf = text.count("\r\n")
     newline = "\r\n" if crlf and crlf * 2 >= text.count("\n") else "\n"
     return Source(text, bom, newline)

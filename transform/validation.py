@@ -102,9 +102,7 @@ def _show(value: Any) -> str:
 _TYPE_WORDS = {"object": "mapping", "array": "list"}
 
 
-def _findings_from_raw(
-    instance: Any, schema: dict[str, Any], raws: list[Raw], partial: bool
-) -> list[Finding]:
+def _findings_from_raw(instance: Any, schema: dict[str, Any], raws: list[Raw], partial: bool) -> list[Finding]:
     out: list[Finding] = []
     for path, keyword, schema_path in sorted(set(raws), key=lambda r: (format_path(r[0]), r[1])):
         if keyword == "required" and partial:
@@ -162,11 +160,7 @@ def _unknown(
     out = []
     for path in paths:
         later = " (it exists in v1beta1: upgrade the object)" if in_beta(path) else ""
-        out.append(
-            make(
-                "schema.unknown-field", f"unknown field {path[-1]!r}: {where} has no such field{later}", path
-            )
-        )
+        out.append(make("schema.unknown-field", f"unknown field {path[-1]!r}: {where} has no such field{later}", path))
     return out
 
 
@@ -188,9 +182,7 @@ def _stub(path: tuple[Any, ...]) -> dict[str, Any]:
     return value
 
 
-def _kind_document(
-    obj: dict[str, Any], version: str, family: str, partial: bool, strict: bool
-) -> list[Finding]:
+def _kind_document(obj: dict[str, Any], version: str, family: str, partial: bool, strict: bool) -> list[Finding]:
     name = schema_name(f"{fields.GROUP}/{version}", obj["kind"])
     assert name is not None
     out = schema_findings(obj, name, partial=partial)
@@ -249,10 +241,7 @@ def validate_document(obj: dict[str, Any], *, partial: bool = False, strict: boo
         paths = iter_unknown(obj, fields.CONTROLLER_REVISION, "v1beta1", fields.LATEST_RELEASE)
         out += _unknown(paths, "apps/v1 ControllerRevision", strict, lambda _p: False)
         if isinstance(obj.get("data"), dict) and _looks_like_ours(obj):
-            out += [
-                f.at(path=("data", *f.path))
-                for f in validate_payload(obj["data"], partial=partial, strict=strict)
-            ]
+            out += [f.at(path=("data", *f.path)) for f in validate_payload(obj["data"], partial=partial, strict=strict)]
         return out
     return []
 

@@ -140,9 +140,7 @@ def virtual_machine_rules(obj: dict[str, Any]) -> list[Finding]:
         name, infer, kind = matcher.get("name"), matcher.get("inferFromVolume"), matcher.get("kind")
         policy = matcher.get("inferFromVolumeFailurePolicy")
         if not name and not infer:
-            out.append(
-                error("webhook.matcher", f"{field} matcher needs either name or inferFromVolume", base)
-            )
+            out.append(error("webhook.matcher", f"{field} matcher needs either name or inferFromVolume", base))
         if name and infer:
             out.append(
                 error(
@@ -163,8 +161,7 @@ def virtual_machine_rules(obj: dict[str, Any]) -> list[Finding]:
             out.append(
                 error(
                     "webhook.infer-failure-policy",
-                    f'invalid inferFromVolumeFailurePolicy "{policy}": '
-                    f"expected one of {', '.join(FAILURE_POLICIES)}",
+                    f'invalid inferFromVolumeFailurePolicy "{policy}": expected one of {", ".join(FAILURE_POLICIES)}',
                     (*base, "inferFromVolumeFailurePolicy"),
                 )
             )
