@@ -19,13 +19,10 @@ from __future__ import annotations
 import copy
 import gzip
 import os
-import posixpath
 import re
 import shutil
 import tarfile
 import zlib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -35,19 +32,14 @@ from transform.findings import Finding, error, info, warning
 from transform.index import Index
 from transform.run import RunResult, index_needles
 from transform.settings import Settings
+from transform.tarstream import BackupError, finish, members, open_archive, read_member, unsafe
 
 ITEM = re.compile(
     r"^resources/(?P<gr>[^/]+)/(?:(?P<ver>v\d+(?:(?:alpha|beta)\d+)?)(?P<pref>-preferredversion)?/)?"
     r"(?:namespaces/(?P<ns>[^/]+)|cluster)/(?P<name>[^/]+)\.json$"
 )
 OLD_VERSIONS = ("v1alpha1", "v1alpha2")
-_TAIL = 4 * tarfile.RECORDSIZE
-_CHUNK = 1 << 20
 _READ_ERRORS = (tarfile.TarError, EOFError, zlib.error, OSError)
-
-
-class BackupError(Exception):
-    """The archive cannot be processed at all: nothing is written."""
 
 
 class UsageError(Exception):
@@ -83,74 +75,6 @@ class _Scan:
     revision_paths: set[str] = field(default_factory=set)  # candidate revision members (rename collisions)
 
 
-class _Reader:
-    """The decompressed tar stream; keeps its last bytes to check what follows the archive's end."""
-
-    def __init__(self, raw: IO[bytes]) -> None:
-        self.raw = raw
-        self.pos = 0
-        self.head = b""
-        self.tail = b""
-
-    def read(self, size: int = -1) -> bytes:
-        data = self.raw.read(size)
-        if len(self.head) < 512:
-            self.head += data[: 512 - len(self.head)]
-        self.pos += len(data)
-        self.tail = (self.tail + data)[-_TAIL:]
-        return data
-
-
-@contextmanager
-def _open(path: str) -> Iterator[tuple[tarfile.TarFile, _Reader, gzip.GzipFile]]:
-    with gzip.open(path, "rb") as gz:
-        reader = _Reader(gz)  # type: ignore[arg-type]
-        tf = tarfile.open(fileobj=reader, mode="r|")  # type: ignore[call-overload]
-        yield tf, reader, gz
-
-
-def _members(tf: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
-    while True:
-        m = tf.next()
-        if m is None:
-            return
-        tf.members.clear()  # type: ignore[attr-defined]  # TarFile keeps every header otherwise
-        yield m
-
-
-def _finish(path: str, tf: tarfile.TarFile, reader: _Reader) -> None:
-    """After the last member only zero blocks may follow; reading to the end checks the gzip CRC."""
-    pending = reader.pos - tf.offset
-    if pending > len(reader.tail) or reader.tail[len(reader.tail) - pending :].strip(b"\0"):
-        raise BackupError(f"{path}: corrupt tar header after byte {tf.offset}: the archive cannot be read completely")
-    while chunk := reader.raw.read(_CHUNK):
-        if chunk.strip(b"\0"):
-            raise BackupError(f"{path}: unexpected data after the end of the tar archive (corrupt header?)")
-
-
-def unsafe(m: tarfile.TarInfo, links: set[str]) -> str | None:
-    """Why this entry must not be in an archive we rewrite, or None."""
-    name = m.name
-    parts = name.split("/")
-    if name.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", name):
-        return "absolute path"
-    if ".." in parts:
-        return "path with a '..' component"
-    if links and any("/".join(parts[:i]) in links for i in range(1, len(parts))):
-        return "path below a symbolic link"
-    if m.issym() or m.islnk():
-        target = m.linkname
-        if target.startswith("/"):
-            return f"link to an absolute path ({target})"
-        base = posixpath.dirname(name) if m.issym() else ""
-        resolved = posixpath.normpath(posixpath.join(base, target))
-        if resolved == ".." or resolved.startswith("../") or (m.islnk() and ".." in target.split("/")):
-            return f"link pointing outside the archive ({target})"
-    if m.issparse():
-        return "sparse file (not written by Velero; not supported)"
-    return None
-
-
 def _is_item(m: tarfile.TarInfo) -> bool:
     """An item of a resource the engine may change: ControllerRevisions and the kubevirt.io groups.
 
@@ -163,19 +87,14 @@ def _is_item(m: tarfile.TarInfo) -> bool:
     return resource == "controllerrevisions.apps" or resource.endswith("kubevirt.io")
 
 
-def _read(tf: tarfile.TarFile, m: tarfile.TarInfo) -> bytes:
-    fh = tf.extractfile(m)
-    return fh.read() if fh is not None else b""
-
-
 def scan(path: str, settings: Settings, run: RunResult) -> _Scan:
     """Pass 1: refuse unsafe archives, index the candidate items."""
     result = _Scan(Index())
     refused: list[str] = []
     links: set[str] = set()
     try:
-        with _open(path) as (tf, reader, gz):
-            for m in _members(tf):
+        with open_archive(path) as (tf, reader, gz):
+            for m in members(tf):
                 why = unsafe(m, links)
                 if why:
                     refused.append(f"{m.name}: {why}")
@@ -184,7 +103,7 @@ def scan(path: str, settings: Settings, run: RunResult) -> _Scan:
                     links.add(m.name.rstrip("/"))
                 if not _is_item(m) or m.size > settings.max_document_bytes:
                     continue
-                data = _read(tf, m)
+                data = read_member(tf, m)
                 if not textio.is_candidate(data):
                     continue
                 match = ITEM.match(m.name)
@@ -192,7 +111,7 @@ def scan(path: str, settings: Settings, run: RunResult) -> _Scan:
                     result.revision_paths.add(m.name)
                 if any(n.encode() in data for n in index_needles(settings)):
                     _index(m.name, data, settings, result.index)
-            _finish(path, tf, reader)
+            finish(path, tf, reader)
             if reader.head[257:265] == b"ustar  \0":
                 result.fmt = tarfile.GNU_FORMAT
             result.gzip_mtime = int(getattr(gz, "mtime", 0) or 0)
@@ -258,12 +177,12 @@ def _check_unchanged(path: str, before: os.stat_result) -> None:
 
 def _pass2(path: str, fh: IO[bytes] | None, settings: Settings, found: _Scan, outcome: Outcome) -> None:
     try:
-        with _open(path) as (tf, reader, _gz):
+        with open_archive(path) as (tf, reader, _gz):
             if fh is None:
-                for m in _members(tf):
+                for m in members(tf):
                     outcome.members += 1
                     if _is_item(m) and m.size <= settings.max_document_bytes:
-                        _member(m, _read(tf, m), settings, found, outcome)
+                        _member(m, read_member(tf, m), settings, found, outcome)
                     elif _is_item(m):
                         _too_large(m, settings, outcome)
             else:
@@ -271,10 +190,10 @@ def _pass2(path: str, fh: IO[bytes] | None, settings: Settings, found: _Scan, ou
                     gzip.GzipFile(filename="", mode="wb", fileobj=fh, compresslevel=6, mtime=found.gzip_mtime) as gzout,
                     tarfile.open(fileobj=gzout, mode="w|", format=found.fmt) as out,
                 ):
-                    for m in _members(tf):
+                    for m in members(tf):
                         outcome.members += 1
                         if _is_item(m) and m.size <= settings.max_document_bytes:
-                            data = _read(tf, m)
+                            data = read_member(tf, m)
                             new, info_ = _member(m, data, settings, found, outcome)
                             out.addfile(info_, _bytes_io(new))
                             out.members.clear()  # type: ignore[attr-defined]  # TarFile keeps every header it wrote otherwise
@@ -287,7 +206,7 @@ def _pass2(path: str, fh: IO[bytes] | None, settings: Settings, found: _Scan, ou
                             m.pax_headers = {k: v for k, v in m.pax_headers.items() if k != "linkpath"}
                         out.addfile(m, tf.extractfile(m) if m.isreg() else None)
                         out.members.clear()  # type: ignore[attr-defined]
-            _finish(path, tf, reader)
+            finish(path, tf, reader)
     except BackupError:
         raise
     except _READ_ERRORS as exc:
