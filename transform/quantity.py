@@ -29,9 +29,10 @@ Public API: :func:`parse_quantity`, :func:`decode_quantity`, :func:`canonical`,
 from __future__ import annotations
 
 import decimal
-import enum
 import math
 from dataclasses import dataclass
+
+from transform.quantity_suffix import BINARY_SUFFIX_BY_POWER, DECIMAL_SUFFIX_BY_EXPONENT, SUFFIXES, Format
 
 __all__ = [
     "ERR_FORMAT_WRONG",
@@ -63,38 +64,6 @@ _BINARY_FRACTION_KEEP = 80
 
 class QuantityError(ValueError):
     """A string (or number) that Kubernetes would refuse as a resource.Quantity."""
-
-
-class Format(str, enum.Enum):
-    DECIMAL_EXPONENT = "DecimalExponent"  # 12e6
-    BINARY_SI = "BinarySI"  # 12Mi
-    DECIMAL_SI = "DecimalSI"  # 12M
-
-    def __str__(self) -> str:
-        return self.value
-
-
-# suffix -> (base, exponent, format); the decimal exponent suffixes ("e3") are parsed apart.
-_SUFFIXES: dict[str, tuple[int, int, Format]] = {
-    "": (10, 0, Format.DECIMAL_SI),
-    "n": (10, -9, Format.DECIMAL_SI),
-    "u": (10, -6, Format.DECIMAL_SI),
-    "m": (10, -3, Format.DECIMAL_SI),
-    "k": (10, 3, Format.DECIMAL_SI),
-    "M": (10, 6, Format.DECIMAL_SI),
-    "G": (10, 9, Format.DECIMAL_SI),
-    "T": (10, 12, Format.DECIMAL_SI),
-    "P": (10, 15, Format.DECIMAL_SI),
-    "E": (10, 18, Format.DECIMAL_SI),
-    "Ki": (2, 10, Format.BINARY_SI),
-    "Mi": (2, 20, Format.BINARY_SI),
-    "Gi": (2, 30, Format.BINARY_SI),
-    "Ti": (2, 40, Format.BINARY_SI),
-    "Pi": (2, 50, Format.BINARY_SI),
-    "Ei": (2, 60, Format.BINARY_SI),
-}
-_DECIMAL_SUFFIX_BY_EXPONENT = {e: s for s, (b, e, _) in _SUFFIXES.items() if b == 10}
-_BINARY_SUFFIX_BY_POWER = {e // 10: s for s, (b, e, _) in _SUFFIXES.items() if b == 2}
 
 
 def _wrap32(n: int) -> int:
@@ -165,9 +134,9 @@ class Quantity:
             while value >= 1024 and value % 1024 == 0:
                 value //= 1024
                 power += 1
-            return sign + str(value), _BINARY_SUFFIX_BY_POWER.get(power, "")
+            return sign + str(value), BINARY_SUFFIX_BY_POWER.get(power, "")
         number, exponent = _canonical_base10(self.digits, self.exponent)
-        suffix = _DECIMAL_SUFFIX_BY_EXPONENT.get(exponent) if fmt is Format.DECIMAL_SI else None
+        suffix = DECIMAL_SUFFIX_BY_EXPONENT.get(exponent) if fmt is Format.DECIMAL_SI else None
         if suffix is None:
             suffix = "" if exponent == 0 else f"e{exponent}"
         return sign + number, suffix
@@ -243,8 +212,8 @@ def _split(text: str) -> tuple[bool, str, str, str, str]:
 
 def _interpret(suffix: str) -> tuple[int, int, Format]:
     """suffix.go interpret: (base, exponent, format)."""
-    if suffix in _SUFFIXES:
-        return _SUFFIXES[suffix]
+    if suffix in SUFFIXES:
+        return SUFFIXES[suffix]
     if len(suffix) > 1 and suffix[0] in "eE":
         rest = suffix[1:]
         body = rest[1:] if rest[:1] in ("+", "-") else rest
