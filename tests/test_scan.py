@@ -187,6 +187,12 @@ def test_repo_counts(repo: Path) -> None:
     assert [x["name"] for x in d["orphans"]] == [ORPHAN["metadata"]["name"]]
     mism = {(x["vm"], x["object_name"], x["source"]) for x in d["label_mismatches"]}
     assert mism == {("vm-a", "old-version-of-instancetype-object", "synthetic"), ("vm-b", "fedora", "label")}
+    # findings have the report JSON's shape (docs/report-schema.md)
+    assert all(
+        set(f)
+        == {"severity", "code", "message", "file", "line", "column", "doc", "object", "path", "path_segments", "extra"}
+        for f in d["breaking"]
+    )
     codes = sorted(f["code"] for f in d["breaking"])
     # v1alpha1 object, 2 v1alpha2 list items, F1 and F2 payloads, the labelled mismatch (F1's is unreadable anyway)
     assert codes == ["target.api-version"] * 3 + ["target.object-name-mismatch"] + ["target.payload-format"] * 2

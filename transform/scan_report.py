@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from transform import releases
-from transform.findings import Finding, format_path
+from transform.report import finding_dict
 from transform.scan import ERAS, Doc, Scan
 
 SCHEMA = "instancetype-upgrade/scan/v1"
@@ -26,19 +26,6 @@ def _group(docs: list[Doc]) -> list[dict[str, Any]]:
 
 def _where(d: Doc) -> dict[str, Any]:
     return {"name": d.name, "namespace": d.namespace, "file": d.file, "line": d.line}
-
-
-def _finding(f: Finding) -> dict[str, Any]:
-    return {
-        "severity": f.severity.value,
-        "code": f.code,
-        "message": f.message,
-        "file": f.file,
-        "line": f.line,
-        "doc": f.doc,
-        "object": f.object,
-        "path": format_path(f.path),
-    }
 
 
 def to_dict(scan: Scan) -> dict[str, Any]:
@@ -103,8 +90,8 @@ def to_dict(scan: Scan) -> dict[str, Any]:
             }
             for vm, ref, rev, want in scan.mismatches
         ],
-        "breaking": [_finding(f) for f in scan.breaking],
-        "errors": [_finding(f) for f in scan.errors],
+        "breaking": [finding_dict(f) for f in scan.breaking],
+        "errors": [finding_dict(f) for f in scan.errors],
     }
 
 
