@@ -228,7 +228,7 @@ _OBJECT_META = {
 
 
 # --------------------------------------------------------------------------------------------
-# Quantities (k8s.io/apimachinery resource.Quantity). The engine's port (transform.quantity) is
+# Quantities (k8s.io/apimachinery resource.Quantity). The engine's port (transform.kubevirt.quantity) is
 # used when present, as it also reproduces Go's "keep the input string when already canonical"
 # quirk ("1.500" stays "1.500"); local_canonical_quantity is the plain fallback and cross-check
 # (TODO: it does not reproduce that quirk).
@@ -289,7 +289,7 @@ def local_canonical_quantity(text: str) -> str:
 
 
 try:
-    from transform.quantity import canonical as _engine_canonical
+    from transform.kubevirt.quantity import canonical as _engine_canonical
 except ImportError:  # pragma: no cover - engine not there yet
     _engine_canonical = None
 
@@ -299,7 +299,7 @@ def canonical_quantity(text: str) -> str:
         return local_canonical_quantity(text)
     try:
         return _engine_canonical(text)
-    except ValueError as e:  # transform.quantity.QuantityError
+    except ValueError as e:  # transform.kubevirt.quantity.QuantityError
         raise ValueError(str(e)) from e
 
 

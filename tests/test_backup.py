@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from transform.cli import main
+from transform.cli.main import main
 
 NS = "default"
 VM_UID = "3f2a9c41-8d7e-4b05-a6c1-2e9f0d4b7a18"

@@ -15,9 +15,9 @@ import sys
 
 import pytest
 
-from transform.engine import upgrade_file
-from transform.index import Index
-from transform.settings import Settings
+from transform.convert.index import Index
+from transform.model.settings import Settings
+from transform.pipeline.onefile import upgrade_file
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OBJECTS = ROOT / "fixtures" / "objects"

@@ -176,8 +176,9 @@ def test_a_file_listed_as_a_patch_is_judged_as_a_patch(tmp_path: pathlib.Path) -
 
 
 def test_worker_processes_give_the_same_results_in_the_same_order(monkeypatch: pytest.MonkeyPatch) -> None:
-    from transform import run, sources
-    from transform.settings import Settings
+    from transform.model.settings import Settings
+    from transform.pipeline import batch as run
+    from transform.pipeline import sources
 
     monkeypatch.setattr(run, "PARALLEL_MIN_BYTES", 0)  # force the pool even for a small input
 

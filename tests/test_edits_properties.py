@@ -10,7 +10,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from transform import edits, emit, yamlnodes
+from transform.yamltext import edits, emit
+from transform.yamltext import nodes as yamlnodes
 
 KEYS = st.sampled_from(["name", "cpu", "guest", "model", "labels", "spec", "a.io/x", "yes", "on", "x y", "1"])
 SCALARS = st.one_of(

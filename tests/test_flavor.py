@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
-from transform import flavor, payloads, revisions
-from transform.cli import main
+from transform.cli.main import main
+from transform.convert import flavor, payloads, revisions
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "flavor"
 

@@ -13,10 +13,11 @@ import time
 import pytest
 import yaml
 
-from transform import cli, engine
-from transform.engine import upgrade_file
-from transform.index import Index
-from transform.settings import Settings
+from transform.cli import main as cli
+from transform.convert.index import Index
+from transform.model.settings import Settings
+from transform.pipeline import onefile as engine
+from transform.pipeline.onefile import upgrade_file
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIXTURES = sorted(p for p in (ROOT / "fixtures").rglob("*") if p.suffix in (".yaml", ".json"))
@@ -189,10 +190,10 @@ def test_internal_error_with_debug_shows_the_traceback(tmp_path: pathlib.Path, m
 def test_internal_error_debug_traceback_in_a_subprocess(tmp_path: pathlib.Path) -> None:
     (tmp_path / "a.yaml").write_bytes((ROOT / "fixtures/objects/instancetype-v1alpha1.yaml").read_bytes())
     code = (
-        "import sys, transform.engine as e\n"
+        "import sys, transform.pipeline.onefile as e\n"
         "def boom(*a, **k): raise RuntimeError('synthetic engine failure')\n"
         "e.upgrade_file = boom\n"
-        "from transform.cli import main\n"
+        "from transform.cli.main import main\n"
         "sys.exit(main(sys.argv[1:]))\n"
     )
     plain = subprocess.run(

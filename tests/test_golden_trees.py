@@ -8,7 +8,7 @@ import shutil
 import pytest
 import yaml
 
-from transform.cli import main
+from transform.cli.main import main
 
 TREES = pathlib.Path(__file__).resolve().parent.parent / "fixtures" / "trees"
 CASES = [("gitops", []), ("export", ["--rename"])]

@@ -1,6 +1,6 @@
 """The KRM function (`instancetype-upgrade krm`) and kustomizations upgraded by `fix`.
 
-Unit tests call transform.krm.process or run `python -m transform krm` on ResourceLists.
+Unit tests call transform.integrations.krm.process or run `python -m transform krm` on ResourceLists.
 Integration tests run the real orchestrators installed on the machine: kpt (`fn eval --exec`)
 and kustomize (`kustomize build` or `kubectl kustomize` with --enable-alpha-plugins
 --enable-exec); each is skipped with its reason when the tool or the flag is missing.
@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from transform import krm
-from transform.settings import Settings
+from transform.integrations import krm
+from transform.model.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -227,7 +227,7 @@ def test_fix_upgrades_kustomization_patch_targets(tmp_path: Path) -> None:
 
 
 def test_upgrade_kustomization_inline_patches() -> None:
-    from transform.kustomize import upgrade_kustomization
+    from transform.convert.kustomize import upgrade_kustomization
 
     patch = "apiVersion: instancetype.kubevirt.io/v1alpha1  # keep\nkind: VirtualMachineInstancetype\n"
     obj = {

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 import yaml
 
-from transform.cli import main
+from transform.cli.main import main
 
 EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "gitops-repo"
 KUBECTL = shutil.which("kubectl")

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from transform import modernize
-from transform.cli import main
-from transform.findings import Severity
+from transform.cli.main import main
+from transform.convert import modernize
+from transform.model.findings import Severity
 
 PREF = "VirtualMachinePreference"
 

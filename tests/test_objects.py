@@ -7,9 +7,9 @@ import pathlib
 import pytest
 import yaml
 
-from transform.engine import upgrade_file
-from transform.index import Index
-from transform.settings import Settings
+from transform.convert.index import Index
+from transform.model.settings import Settings
+from transform.pipeline.onefile import upgrade_file
 
 V = "instancetype.kubevirt.io"
 

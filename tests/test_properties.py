@@ -15,12 +15,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests import kubevirt_model as model
-from transform.engine import upgrade_file
-from transform.findings import Severity
-from transform.index import Index
-from transform.settings import Settings
-from transform.validation import validate_document
-from transform.yamlnodes import resolve_tag
+from transform.convert.index import Index
+from transform.model.findings import Severity
+from transform.model.settings import Settings
+from transform.pipeline.onefile import upgrade_file
+from transform.validate.documents import validate_document
+from transform.yamltext.nodes import resolve_tag
 
 GROUP = "instancetype.kubevirt.io"
 INSTANCETYPE_KINDS = ("VirtualMachineInstancetype", "VirtualMachineClusterInstancetype")

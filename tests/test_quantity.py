@@ -1,4 +1,4 @@
-"""Table tests for transform.quantity, most cases taken from apimachinery's quantity_test.go."""
+"""Table tests for transform.kubevirt.quantity, most cases taken from apimachinery's quantity_test.go."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from transform.quantity import (
+from transform.kubevirt.quantity import (
     ERR_FORMAT_WRONG,
     ERR_NUMERIC,
     ERR_SUFFIX,

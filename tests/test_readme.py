@@ -9,7 +9,7 @@ import sys
 
 import yaml
 
-from transform.cli import cli
+from transform.cli.main import cli
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()

@@ -7,8 +7,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from transform.findings import Finding, Severity, error, info, warning
-from transform.report import (
+from transform.model.findings import Finding, Severity, error, info, warning
+from transform.report.formats import (
     SARIF_SCHEMA,
     Summary,
     krm_results,

@@ -8,9 +8,9 @@ import pytest
 import yaml
 
 from tests import kubevirt_model as model
-from transform.engine import upgrade_file
-from transform.index import Index
-from transform.settings import Settings
+from transform.convert.index import Index
+from transform.model.settings import Settings
+from transform.pipeline.onefile import upgrade_file
 
 # Where the tool deliberately does better than KubeVirt v1.6 (documented in the README).
 DO_BETTER = {

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from transform import revisions
-from transform.payloads import RevisionError
+from transform.convert import revisions
+from transform.convert.payloads import RevisionError
 
 UID = "6709b990-f717-44fe-a8ff-cb441d20b904"
 

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from transform import scan as core
-from transform import scan_report
-from transform.cli import cli
+from transform.cli.main import cli
+from transform.pipeline import inventory as core
+from transform.report import scan_tables as scan_report
 
 UID1 = "72c3a35b-6e18-487d-bebf-f73c7d4f4a40"
 UID2 = "5d7f9b1c-3e5a-4c82-9d0b-2f4a6c8e0b39"
@@ -268,7 +268,7 @@ def velero_tar(path: Path) -> None:
 def test_velero_backup(tmp_path: Path) -> None:
     backup = tmp_path / "backup.tar.gz"
     velero_tar(backup)
-    items = list(__import__("transform.scan_inputs", fromlist=["x"]).iter_tarball(str(backup), []))
+    items = list(__import__("transform.integrations.scan_inputs", fromlist=["x"]).iter_tarball(str(backup), []))
     assert len(items) == 5  # version + F1 + VM + sts + F5; the preferredversion copies skipped
     code, out = run("--format", "json", str(backup))
     d = json.loads(out)

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from transform import fields, schemagen
-from transform.releases import parse_release
-from transform.schemas import SOURCE_DIR, load_schema, schema_name
+from transform.kubevirt import fields, schemagen
+from transform.kubevirt.releases import parse_release
+from transform.validate.schemas import SOURCE_DIR, load_schema, schema_name
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared/reference/crd-schemas"
 needs_reference = pytest.mark.skipif(
@@ -125,7 +125,7 @@ def test_index_sha256_matches_files() -> None:
 def test_regenerating_gives_identical_bytes() -> None:
     for name, data in schemagen.render_all().items():
         assert (SOURCE_DIR / name).read_bytes() == data, (
-            f"{name} is stale: python -m transform.fields --write-schemas schemas/"
+            f"{name} is stale: python -m transform.kubevirt.fields --write-schemas schemas/"
         )
 
 

@@ -19,9 +19,9 @@ from tests.validation_helpers import (
     vm,
     wrapper,
 )
-from transform import validation
-from transform.findings import Severity
-from transform.validation import validate_document
+from transform.model.findings import Severity
+from transform.validate import documents as validation
+from transform.validate.documents import validate_document
 
 VALID = (
     [

@@ -23,8 +23,9 @@ from tests.validation_helpers import (
     pref,
     wrapper,
 )
-from transform import fields, validation
-from transform.validation import validate_document, validate_payload
+from transform.kubevirt import fields
+from transform.validate import documents as validation
+from transform.validate.documents import validate_document, validate_payload
 
 PAYLOADS = [
     pytest.param(wrapper({"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}}), [], id="f1-instancetype"),
@@ -94,7 +95,7 @@ def test_validator_compiled_once_per_schema() -> None:
 
 def test_import_does_not_load_jsonschema() -> None:
     code = (
-        "import sys, transform.validation, transform.releases, transform.fields; "
+        "import sys, transform.validate.documents, transform.kubevirt.releases, transform.kubevirt.fields; "
         "bad = [m for m in sys.modules if m.split('.')[0] in ('jsonschema', 'jsonschema_rs')]; "
         "assert not bad, bad"
     )

@@ -13,7 +13,7 @@ from tests.validation_helpers import (
     vm,
     wrapper,
 )
-from transform import releases
+from transform.kubevirt import releases
 
 
 @pytest.mark.parametrize(("text", "expected"), [("1.7", (1, 7)), ("v1.7", (1, 7)), ("1.7.2", (1, 7)),

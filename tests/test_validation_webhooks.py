@@ -11,7 +11,7 @@ from tests.validation_helpers import (
     it,
     pref,
 )
-from transform.validation import validate_document
+from transform.validate.documents import validate_document
 
 TOPOLOGY = [
     pytest.param("sockets", [], id="sockets"),

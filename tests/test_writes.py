@@ -14,10 +14,10 @@ import time
 
 import pytest
 
-from transform import sinks
-from transform.engine import upgrade_file
-from transform.index import Index
-from transform.settings import Settings
+from transform.convert.index import Index
+from transform.model.settings import Settings
+from transform.pipeline import sinks
+from transform.pipeline.onefile import upgrade_file
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OBJECTS = ROOT / "fixtures" / "objects"
@@ -277,7 +277,7 @@ def test_an_edit_made_during_the_run_is_not_overwritten(
     tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Someone edits the file between our read and our write: their edit wins, we report it."""
-    from transform import cli as cli_mod
+    from transform.cli import main as cli_mod
 
     data = (OBJECTS / "instancetype-v1alpha1.yaml").read_bytes()
     path = tmp_path / "a.yaml"

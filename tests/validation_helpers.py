@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from transform import validation
+from transform.validate import documents as validation
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared/reference/crd-schemas"
 ENGINES = ["jsonschema"] + (["jsonschema-rs"] if importlib.util.find_spec("jsonschema_rs") else [])

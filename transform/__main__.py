@@ -1,3 +1,3 @@
-from transform.cli import main
+from transform.cli.main import main
 
 raise SystemExit(main())

@@ -1,0 +1,172 @@
+"""Carry out fix / check / diff / validate: inputs in, files or streams out, a report, an exit code."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+from transform.model.findings import Finding, Severity, error
+from transform.model.settings import Settings
+from transform.pipeline import sinks, sources
+from transform.pipeline.batch import Item, RunResult, read_inputs
+
+if TYPE_CHECKING:
+    from transform.cli.main import Common
+
+EXIT_OK, EXIT_CHANGED, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
+
+
+def settings_of(c: Common, extra: dict[str, Any] | None = None) -> Settings:
+    return Settings(
+        rename=c.rename,
+        strict=c.strict,
+        target=c.target,
+        max_document_bytes=c.max_document_bytes,
+        **(extra or {}),
+    )
+
+
+class Progress:
+    """A progress line on stderr, only for a terminal and a long run."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and sys.stderr.isatty() and not os.environ.get("CI") and os.environ.get("TERM") != "dumb"
+        self.start = time.monotonic()
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled or (time.monotonic() - self.start < 1.0 and total < 1000):
+            return
+        if done == total or done % 50 == 0:
+            sys.stderr.write(f"\r{done}/{total} files")
+            sys.stderr.flush()
+            self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def run(
+    command: str,
+    paths: list[str],
+    c: Common,
+    *,
+    output_dir: str | None = None,
+    write: bool = False,
+    extra: dict[str, Any] | None = None,
+) -> int:
+    settings = settings_of(c, extra)
+    result = RunResult()
+    stdin = paths == ["-"]
+    if "-" in paths and not stdin:
+        result.findings.append(error("usage", "- (stdin) cannot be combined with other paths"))
+        _report(command, result, c)
+        return EXIT_USAGE
+    if stdin:
+        items = [Item("<stdin>", sys.stdin.buffer.read())]
+        result.files_seen = 1
+    else:
+        items = read_inputs(sources.discover(paths, c.include, c.exclude), result)
+    progress = Progress(enabled=not stdin and c.fmt == "text")
+    if items:
+        if command == "validate":
+            from transform.pipeline.validate_files import validate_items
+
+            validate_items(items, settings, result)
+        else:
+            from transform.pipeline.batch import upgrade_items
+
+            upgrade_items(items, settings, result, progress, jobs=c.jobs or os.cpu_count() or 1)
+    progress.close()
+    code = _outputs(command, result, items, c, stdin=stdin, output_dir=output_dir, write=write)
+    _report(command, result, c)
+    return code
+
+
+def _outputs(
+    command: str,
+    result: RunResult,
+    items: list[Item],
+    c: Common,
+    *,
+    stdin: bool,
+    output_dir: str | None,
+    write: bool,
+) -> int:
+    by_name = {i.name: i for i in items}
+    out_dir = sinks.OutputDir(output_dir) if output_dir else None
+    changed = 0
+    for r in result.results:
+        if command == "validate" or not r.changed or r.failed or r.source is None or r.new_text is None:
+            continue
+        new_bytes = r.source.encode(r.new_text)
+        if command == "diff":
+            sys.stdout.write(sinks.unified_diff(r.name if not stdin else "stdin", r.source.text, r.new_text))
+        elif write and not stdin:
+            item = by_name[r.name]
+            try:
+                if out_dir:
+                    note = "Writing " + out_dir.write(item.input.rel if item.input else r.name, new_bytes)
+                else:
+                    sinks.write_atomic(item.input.path if item.input else r.name, new_bytes, expect=item.data)
+                    note = f"Rewriting {r.name}"  # as pyupgrade and the pre-commit fixers say it
+                if c.fmt == "text":
+                    sys.stderr.write(note + "\n")
+            except sinks.WriteError as exc:
+                r.findings.append(error("output.write", str(exc), file=r.name))
+                r.renames = []
+                r.write_failed = True
+                continue
+        changed += 1
+    failed = result.failed or (c.strict and any(f.severity is Severity.WARNING for f in result.all_findings))
+    if stdin and command == "fix":
+        if failed:
+            return EXIT_ERROR
+        first = result.results[0] if result.results else None
+        data = items[0].data if items else b""
+        if first is not None and first.changed and first.source is not None and first.new_text is not None:
+            data = first.source.encode(first.new_text)
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return EXIT_OK
+    if failed:
+        return EXIT_ERROR
+    if command == "validate":
+        return EXIT_OK
+    return EXIT_CHANGED if changed else EXIT_OK
+
+
+def _report(command: str, result: RunResult, c: Common) -> None:
+    from transform.report import formats as report
+
+    findings = result.all_findings
+    if c.quiet:
+        findings = [f for f in findings if f.severity is not Severity.INFO]
+    renames = [r for res in result.results if not res.failed for r in res.renames]
+    summary = report.Summary(
+        command=command,
+        files_seen=result.files_seen,
+        files_changed=len([r for r in result.results if r.changed and not r.failed]),
+        objects_upgraded=sum(r.upgraded for r in result.results if not r.failed),
+        errors=sum(1 for f in result.all_findings if f.severity is Severity.ERROR),
+        warnings=sum(1 for f in result.all_findings if f.severity is Severity.WARNING),
+        renames=renames,
+        files=[r.name for r in result.results],
+    )
+    render: dict[str, Any] = {
+        "text": lambda: report.render_text(findings, summary),
+        "json": lambda: report.render_json(findings, summary),
+        "junit": lambda: report.render_junit(findings, summary),
+        "sarif": lambda: report.render_sarif(findings, summary),
+    }
+    out = render[c.fmt.lower()]()
+    if out:
+        sys.stderr.write(out if out.endswith("\n") else out + "\n")
+
+
+def sort_findings(findings: list[Finding]) -> list[Finding]:
+    return sorted(findings, key=lambda f: (f.file, f.doc if f.doc is not None else -1, f.line, f.column))

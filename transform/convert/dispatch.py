@@ -1,0 +1,351 @@
+"""What to do with one parsed document: dispatch on its kind, on plain data only."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from transform import convert
+from transform.convert import payloads, revisions
+from transform.convert.index import REF_PATHS, Index, namespace_of
+from transform.convert.kustomize import is_kustomization_file
+from transform.kubevirt import fields
+from transform.model.findings import Finding, Severity, error, info, warning
+from transform.model.plain import as_map
+from transform.model.plain import get as _get
+
+if TYPE_CHECKING:
+    from transform.model.settings import Settings
+
+Path = tuple[Any, ...]
+
+
+@dataclass
+class Change:
+    path: Path  # where the changed object sits in the document ((), or ("items", 3))
+    upgraded: bool = True
+    replace: list[Path] = field(default_factory=list)  # nodes to write anew
+    renames: list[tuple[str, str, str]] = field(default_factory=list)
+    check: Callable[[Any], list[Finding]] | None = None
+
+    def validate(self, doc: Any) -> list[Finding]:
+        obj = _get(doc, self.path)
+        if self.check is None or not isinstance(obj, dict):
+            return []
+        return [f.at(path=self.path + f.path) for f in self.check(obj)]
+
+
+@dataclass
+class Outcome:
+    value: Any
+    changes: list[Change] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    _copied: bool = False
+
+    def set(self, path: Path, value: Any) -> None:
+        """Put `value` at `path` in the outcome, copying the input document first."""
+        if not self._copied:
+            self.value = copy.deepcopy(self.value)
+            self._copied = True
+        self.value = _set(self.value, path, value)
+
+    @property
+    def error(self) -> bool:
+        return any(f.severity is Severity.ERROR for f in self.findings)
+
+
+def _set(doc: Any, path: Path, value: Any) -> Any:
+    if not path:
+        return value
+    _get(doc, path[:-1])[path[-1]] = value
+    return doc
+
+
+def object_ref(obj: dict[str, Any]) -> str:
+    meta = as_map(obj.get("metadata"))
+    parts = [str(obj.get("kind") or ""), str(meta.get("namespace") or ""), str(meta.get("name") or "")]
+    return "/".join(p for p in parts if p)
+
+
+def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str = "") -> Outcome:
+    out = Outcome(value)  # copied on the first change only: most documents need none
+    if not isinstance(value, dict):
+        if value is not None:
+            out.findings.append(
+                error(
+                    "input.not-an-object",
+                    f"document is a {type(value).__name__}, not a Kubernetes object (if this file is not a "
+                    "manifest, e.g. an Ansible playbook, leave it out with --exclude)",
+                )
+            )
+        return out
+    _visit(out, (), value, settings, index, file)
+    return out
+
+
+def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, index: Index, file: str) -> None:
+    kind = obj.get("kind")
+    api = obj.get("apiVersion")
+    if isinstance(obj.get("items"), list) and isinstance(kind, str) and kind.endswith("List"):
+        for i, item in enumerate(obj["items"]):
+            if isinstance(item, dict):
+                _visit(out, path + ("items", i), item, settings, index, file)
+        return
+    ref = object_ref(obj)
+    meta = obj.get("metadata")
+    if (
+        meta is not None
+        and not isinstance(meta, dict)
+        and (
+            kind in ("ControllerRevision", "VirtualMachine", "VirtualMachineSnapshotContent")
+            or (isinstance(api, str) and api.split("/")[0] in convert.GROUPS)
+        )
+    ):
+        out.findings.append(
+            error("input.type", f"metadata is a {type(meta).__name__}, not a mapping", path + ("metadata",), object=ref)
+        )
+        return
+    before = len(out.findings)
+    if isinstance(api, str) and api.split("/")[0] in convert.GROUPS:
+        _object(out, path, obj, api, str(kind), settings, index, file)
+    elif kind == "ControllerRevision" and str(api).startswith("apps/") and payloads.is_ours(obj):
+        _revision(out, path, obj, settings, index)
+    elif kind == "VirtualMachine" and str(api).startswith("kubevirt.io/"):
+        _vm(out, path, obj, path, index)
+    elif (kind == "Kustomization" and str(api).startswith("kustomize.config.k8s.io/")) or (
+        kind is None and api is None and not path and is_kustomization_file(file)
+    ):
+        _kustomization(out, path, obj)
+    elif kind == "VirtualMachineSnapshotContent":
+        vm = _get(obj, ("spec", "source", "virtualMachine"))
+        if isinstance(vm, dict):
+            _vm(out, path + ("spec", "source", "virtualMachine"), vm, path, index, ns=namespace_of(obj))
+    for i in range(before, len(out.findings)):
+        f = out.findings[i]
+        out.findings[i] = f.at(object=f.object or ref, path=path + f.path, extra={**f.extra, **_resource(obj)})
+
+
+def _resource(obj: dict[str, Any]) -> dict[str, Any]:
+    meta = as_map(obj.get("metadata"))
+    return {
+        "api_version": obj.get("apiVersion"),
+        "kind": obj.get("kind"),
+        "name": meta.get("name"),
+        "namespace": meta.get("namespace"),
+    }
+
+
+def _object(
+    out: Outcome,
+    path: Path,
+    obj: dict[str, Any],
+    api: str,
+    kind: str,
+    settings: Settings,
+    index: Index,
+    file: str,
+) -> None:
+    upgraded = convert.upgrade_kind(api, kind) if api != convert.LATEST else None
+    if upgraded is None or fields.family_of(upgraded[1]) is None:
+        if api == convert.LATEST and kind in fields.FAMILY_OF_KIND:
+            out.findings.extend(_check_current(obj, settings, partial=file in index.patch_files))
+            if settings.modernize:
+                from transform.convert import modernize
+
+                new, found = modernize.modernize_object(copy.deepcopy(obj), settings.target)
+                out.findings.extend(found)
+                if new != obj:
+                    out.set(path, new)
+                    out.changes.append(Change(path, check=lambda o: _check_upgraded(o, settings, False)))
+            return
+        group, _, version = api.partition("/")
+        if kind.endswith("List"):
+            return
+        what = (
+            f"unknown kind {kind!r} in {group}"
+            if upgraded is None
+            or version in fields.VERSIONS
+            or (upgraded and upgraded[1] == kind and kind not in fields.FAMILY_OF_KIND)
+            else f"unknown {api}"
+        )
+        out.findings.append(
+            error(
+                "input.unknown-kind",
+                f"{what}: this tool knows {', '.join(fields.KINDS)} at {', '.join(fields.VERSIONS)}",
+                ("kind",),
+            )
+        )
+        return
+    new_api, new_kind = upgraded
+    partial = file in index.patch_files
+    new = copy.deepcopy(obj)
+    new["apiVersion"] = new_api
+    if new_kind != kind:
+        new["kind"] = new_kind
+    if api.startswith("flavor.kubevirt.io/"):
+        from transform.convert import flavor
+
+        out.findings.extend(flavor.object_findings(obj, new))
+    if settings.modernize:
+        from transform.convert import modernize
+
+        new, found = modernize.modernize_object(new, settings.target)
+        out.findings.extend(found)
+    out.set(path, new)
+    from transform.validate import documents as validation
+
+    carried: set[tuple[str, Path]] = set()
+    for f in validation.validate_document(obj, partial=partial, strict=settings.strict):
+        if f.severity is Severity.ERROR and f.code == "schema.required":
+            # only apiVersion changes: a missing field was missing before (a kustomize patch?)
+            carried.add((f.code, f.path))
+            f = f.at(
+                message=f"{f.message} (a partial object such as a kustomize patch? list it in a "
+                "kustomization among the inputs to have it judged as one)"
+            )
+        out.findings.append(_input_finding(f, settings))
+    note = f"{api} -> {new_api}" + (f" ({kind} -> {new_kind})" if new_kind != kind else "")
+    out.findings.append(info("upgraded", f"upgraded {note}", ("apiVersion",)))
+    out.changes.append(
+        Change(
+            path,
+            check=lambda o: [f for f in _check_upgraded(o, settings, partial) if (f.code, f.path) not in carried],
+        )
+    )
+
+
+def _input_finding(f: Finding, settings: Settings) -> Finding:
+    """Problems of the input that the upgrade carries over faithfully are warnings, not blockers."""
+    if f.severity is Severity.ERROR:
+        return f.at(severity=Severity.WARNING, message=f"input: {f.message}")
+    return f
+
+
+def _check_upgraded(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
+    from transform.kubevirt import releases
+    from transform.validate import documents as validation
+
+    found = [
+        f
+        for f in validation.validate_document(obj, partial=partial, strict=settings.strict)
+        if f.severity is Severity.ERROR
+    ]
+    found = [f.at(message=f"upgraded object would be invalid: {f.message}; fix the input first") for f in found]
+    return found + [f for f in releases.target_findings(obj, settings.target) if f.severity is not Severity.ERROR]
+
+
+def _check_current(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
+    """A document that needs no change: its problems are warnings (errors only with --strict)."""
+    from transform.kubevirt import releases
+    from transform.validate import documents as validation
+
+    found = validation.validate_document(obj, partial=partial, strict=settings.strict)
+    found += releases.target_findings(obj, settings.target)
+    sev = Severity.ERROR if settings.strict else Severity.WARNING
+    return [f.at(severity=sev) if f.severity is Severity.ERROR else f for f in found]
+
+
+def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, index: Index) -> None:
+    ns = namespace_of(obj)
+    name = str(_get(obj, ("metadata", "name")) or "")
+    try:
+        up = revisions.upgrade_revision(obj, rename=settings.rename, hints=index.hints(name, ns))
+    except revisions.RevisionError as exc:
+        out.findings.append(error(exc.code, exc.message, exc.path))
+        return
+    if up is None:
+        if settings.modernize and settings.modernize_revisions and isinstance(obj.get("data"), dict):
+            from transform.convert import modernize
+
+            data, found = modernize.modernize_object(copy.deepcopy(obj["data"]), settings.target)
+            if data != obj["data"]:
+                out.set(path + ("data",), data)
+                out.findings.extend(f.at(path=("data",) + f.path) for f in found)
+                out.changes.append(Change(path, upgraded=False, check=_check_revision))
+        return
+    if settings.modernize and settings.modernize_revisions and isinstance(up.doc.get("data"), dict):
+        from transform.convert import modernize
+
+        up.doc["data"], found = modernize.modernize_object(up.doc["data"], settings.target)
+        out.findings.extend(f.at(path=("data",) + f.path) for f in found)
+    out.set(path, up.doc)
+    out.findings.extend(up.findings)
+    out.findings.append(info("upgraded", f"upgraded ControllerRevision ({up.fmt} payload) to v1beta1", ("data",)))
+    renames = [(ns, up.old_name, up.new_name)] if up.new_name != up.old_name else []
+    if renames and not index.referenced(up.old_name):
+        out.findings.append(
+            warning(
+                "revision.rename-unreferenced",
+                f"renamed to {up.new_name}; no VM in the inputs references {up.old_name}: update references "
+                "outside these files by hand",
+                ("metadata", "name"),
+            )
+        )
+    out.changes.append(
+        Change(
+            path,
+            replace=[path + ("data",)] if up.replace_data else [],
+            renames=renames,
+            check=_check_revision,
+        )
+    )
+
+
+def _check_revision(obj: dict[str, Any]) -> list[Finding]:
+    from transform.validate import documents as validation
+
+    found = [
+        f.at(path=("data",) + f.path)
+        for f in validation.validate_document(obj.get("data") or {})
+        if f.severity is Severity.ERROR
+    ]
+    # KubeVirt stores what its webhooks would refuse (they guard objects, not revisions): a faithful
+    # upgrade of such a payload is written and reported; a payload KubeVirt could not decode is not.
+    return [
+        f.at(severity=Severity.WARNING, message=f"payload: {f.message} (KubeVirt stored it as is)")
+        if f.code.startswith("webhook.")
+        else f.at(message=f"upgraded payload would be invalid: {f.message}")
+        for f in found
+    ]
+
+
+def _kustomization(out: Outcome, path: Path, obj: dict[str, Any]) -> None:
+    from transform.convert import kustomize
+
+    result = kustomize.upgrade_kustomization(obj)
+    if result is None:
+        return
+    new, found = result
+    out.findings.extend(found)
+    if new != obj:
+        out.set(path, new)
+        out.changes.append(Change(path))
+
+
+def _vm(out: Outcome, path: Path, vm: dict[str, Any], doc_path: Path, index: Index, ns: str | None = None) -> None:
+    ns = namespace_of(vm) if ns is None else (namespace_of(vm) or ns)
+    changed = False
+    if isinstance(vm.get("spec"), dict) and "flavor" in vm["spec"]:
+        from transform.convert import flavor
+
+        new_vm, found = flavor.upgrade_vm(copy.deepcopy(_get(out.value, path)))
+        out.findings.extend(found)
+        if new_vm is not None:
+            out.set(path, new_vm)
+            changed = True
+    current = _get(out.value, path)  # after a flavor matcher became an instancetype matcher
+    for paths in REF_PATHS.values():
+        for ref_path in paths:
+            old = _get(current, ref_path)
+            if not isinstance(old, str):
+                continue
+            new = index.new_name(old, ns)
+            if new and new != old:
+                out.set(path + ref_path, new)
+                out.findings.append(info("reference.renamed", f"now references {new} (was {old})", ref_path))
+                changed = True
+    if changed:
+        out.changes.append(Change(doc_path, upgraded=False))

@@ -1,0 +1,118 @@
+"""What the whole input set knows: which VM references which revision, and new revision names.
+
+Built in a first pass over the candidate documents, so that a revision in one file and the VM
+referencing it in another are handled consistently. Lookups are dicts: linear in the input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from transform.convert import payloads, revisions
+from transform.model.plain import get as _get
+
+Hints = revisions.Hints
+
+REF_PATHS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "instancetype": (
+        ("spec", "instancetype", "revisionName"),
+        ("spec", "flavor", "revisionName"),  # KubeVirt <= v0.55
+        ("status", "instancetypeRef", "controllerRevisionRef", "name"),
+    ),
+    "preference": (
+        ("spec", "preference", "revisionName"),
+        ("status", "preferenceRef", "controllerRevisionRef", "name"),
+    ),
+}
+
+
+def namespace_of(doc: dict[str, Any]) -> str:
+    meta = doc.get("metadata")
+    return str(meta.get("namespace") or "") if isinstance(meta, dict) else ""
+
+
+@dataclass
+class Index:
+    renames: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # old name -> [(ns, new)]
+    refs: dict[str, list[tuple[str, Hints]]] = field(default_factory=dict)  # revision -> [(ns, hints)]
+    revisions: dict[str, list[str]] = field(default_factory=dict)  # name -> [ns]
+    patch_files: set[str] = field(default_factory=set)  # files a kustomization lists as patches
+
+    def add_document(self, doc: Any, *, rename: bool, base: str = "") -> None:
+        if not isinstance(doc, dict):
+            return
+        kind = doc.get("kind")
+        if isinstance(doc.get("items"), list) and str(kind).endswith("List"):
+            for item in doc["items"]:
+                self.add_document(item, rename=rename, base=base)
+            return
+        ns = namespace_of(doc)
+        if kind == "VirtualMachine":
+            self._add_vm(doc, ns)
+        elif kind == "VirtualMachineSnapshotContent":
+            vm = _get(doc, ("spec", "source", "virtualMachine"))
+            if isinstance(vm, dict):
+                self._add_vm(vm, namespace_of(vm) or ns)
+        elif kind == "ControllerRevision" and payloads.is_ours(doc):
+            name = str(_get(doc, ("metadata", "name")) or "")
+            self.revisions.setdefault(name, []).append(ns)
+            if rename:
+                new = revisions.planned_name(doc)
+                if new and new != name:
+                    self.renames.setdefault(name, []).append((ns, new))
+        elif kind == "Kustomization" or (kind is None and doc.get("apiVersion") is None and _is_kustomization(base)):
+            self._add_kustomization(doc, base)
+
+    def _add_vm(self, vm: dict[str, Any], ns: str) -> None:
+        name = str(_get(vm, ("metadata", "name")) or "")
+        for family, paths in REF_PATHS.items():
+            for path in paths:
+                matcher = _get(vm, path[:2] if path[0] == "spec" else ("spec", family))
+                kind = matcher.get("kind") if isinstance(matcher, dict) else None
+                rev = _get(vm, path)
+                if isinstance(rev, str) and rev:
+                    hints = revisions.Hints(family, str(kind or ""), name)
+                    self.refs.setdefault(rev, []).append((ns, hints))
+
+    def _add_kustomization(self, doc: dict[str, Any], base: str) -> None:
+        prefix = base.rsplit("/", 1)[0] + "/" if "/" in base else ""
+        for entry in doc.get("patchesStrategicMerge") or []:
+            if isinstance(entry, str) and "\n" not in entry:
+                self.patch_files.add(_norm(prefix + entry))
+        for key in ("patches", "patchesJson6902"):
+            for entry in doc.get(key) or []:
+                if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+                    self.patch_files.add(_norm(prefix + entry["path"]))
+
+    @staticmethod
+    def _match(entries: list[tuple[str, Any]], ns: str) -> Any:
+        hits = [v for n, v in entries if n == ns or not n or not ns]
+        return hits[0] if len(hits) == 1 or (hits and all(h == hits[0] for h in hits)) else None
+
+    def new_name(self, name: str, ns: str) -> str | None:
+        return self._match(self.renames.get(name, []), ns)
+
+    def hints(self, name: str, ns: str) -> Hints:
+        return self._match(self.refs.get(name, []), ns) or revisions.Hints()
+
+    def referenced(self, name: str) -> bool:
+        return name in self.refs
+
+
+def _is_kustomization(name: str) -> bool:
+    from transform.convert.kustomize import is_kustomization_file
+
+    return is_kustomization_file(name)
+
+
+def _norm(path: str) -> str:
+    parts: list[str] = []
+    for p in path.replace("\\", "/").split("/"):
+        if p in ("", "."):
+            continue
+        if p == ".." and parts:
+            parts.pop()
+        else:
+            parts.append(p)
+    return "/".join(parts)

@@ -1,0 +1,314 @@
+"""ControllerRevisions that snapshot an instancetype or preference: decode, convert, rename.
+
+Pure functions on plain data. `upgrade_revision` returns the whole new revision document
+(the engine turns the difference into text edits) and findings; it emulates KubeVirt v1.6's
+in-cluster upgrade (compatibility.Decode + revision.CreateControllerRevision) and does better
+where KubeVirt loses identity, saying so every time.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from transform import convert
+from transform.convert.payloads import LABEL, NAMESPACED_KIND, Decoded, RevisionError, decode, owner
+from transform.kubevirt import fields
+from transform.kubevirt.quantity import QuantityError, canonical
+from transform.model.findings import Finding, info, warning
+from transform.model.plain import as_map
+from transform.model.plain import get as _get
+
+LABELS = ("object-generation", "object-kind", "object-name", "object-uid", "object-version")
+VERSION_LABEL = LABEL + "object-version"
+LATEST_VERSION = "v1beta1"
+CLUSTER_KIND = {
+    "instancetype": "VirtualMachineClusterInstancetype",
+    "preference": "VirtualMachineClusterPreference",
+}
+SYNTHETIC_NAME = {
+    "instancetype": "old-version-of-instancetype-object",
+    "preference": "old-version-of-preference-object",
+}
+STRIPPED_META = ("labels", "annotations", "finalizers", "ownerReferences", "managedFields")
+SERVER_SET = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "selfLink")
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_OLD_NAME = re.compile(rf"^(?P<obj>.+?)-(?:v1alpha1-|v1alpha2-|v1beta1-)?(?P<uid>{_UUID})-(?P<gen>\d+)$")
+# Go marshals these non-pointer `omitempty` fields only when non-zero.
+_OMITEMPTY: dict[str, list[tuple[str, ...]]] = {
+    "instancetype": [("schedulerName",), ("memory", "overcommitPercent")],
+    "preference": [
+        ("preferSpreadSocketToCoreRatio",),
+        ("machine", "preferredMachineType"),
+        ("volumes", "preferredStorageClassName"),
+        *[
+            ("devices", k)
+            for k in (
+                "preferredSoundModel",
+                "preferredInterfaceModel",
+                "preferredInputBus",
+                "preferredInputType",
+                "preferredDiskBus",
+                "preferredLunBus",
+                "preferredCdromBus",
+                "preferredDiskCache",
+                "preferredDiskIO",
+            )
+        ],
+    ],
+}
+_QUANTITIES: dict[str, list[tuple[str, ...]]] = {
+    "instancetype": [("memory", "guest"), ("memory", "maxGuest")],
+    "preference": [("requirements", "memory", "guest")],
+}
+
+
+@dataclass
+class Identity:
+    name: str
+    uid: str = ""
+    generation: int = 0
+    kind: str = ""
+
+
+@dataclass(frozen=True)
+class Hints:
+    """What the rest of the input set says about a revision (from the engine's index)."""
+
+    family: str | None = None  # referenced through spec.instancetype or spec.preference
+    kind: str | None = None  # the kind the referencing VM's matcher names
+    vm_name: str | None = None
+
+
+def identity_from_name(name: str, vm_name: str | None) -> Identity | None:
+    """`<vm>-<object>-<uid>-<generation>` (any era) -> the object's name, uid and generation."""
+    rest = name
+    if vm_name:
+        if not name.startswith(vm_name + "-"):
+            return None
+        rest = name[len(vm_name) + 1 :]
+    m = _OLD_NAME.match(rest)
+    if not m or (not vm_name):
+        return None
+    return Identity(m.group("obj"), m.group("uid"), int(m.group("gen")))
+
+
+def _go_encode(spec: dict[str, Any], family: str) -> dict[str, Any]:
+    """What json.Marshal of the v1beta1 Go struct writes: no nulls, no zero omitempty values,
+    canonical quantities."""
+    spec = _drop_nulls(spec)
+    for path in _OMITEMPTY[family]:
+        parent = _get(spec, path[:-1])
+        if isinstance(parent, dict) and parent.get(path[-1]) in ("", 0) and parent.get(path[-1]) is not False:
+            del parent[path[-1]]
+    for path in _QUANTITIES[family]:
+        parent = _get(spec, path[:-1])
+        if isinstance(parent, dict) and path[-1] in parent and not isinstance(parent[path[-1]], bool):
+            try:
+                parent[path[-1]] = canonical(parent[path[-1]])
+            except QuantityError as exc:
+                raise RevisionError(
+                    "revision.bad-quantity", f"invalid quantity: {exc}", ("data", "spec", *path)
+                ) from None
+    return spec
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(v) for v in value]
+    return value
+
+
+def _drop_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_drop_nulls(v) for v in value]
+    return value
+
+
+@dataclass
+class Upgrade:
+    doc: dict[str, Any]  # the whole new revision document
+    findings: list[Finding]
+    old_name: str
+    new_name: str
+    fmt: str
+    replace_data: bool  # the payload's shape changed: write `data` anew
+
+
+def upgrade_revision(doc: dict[str, Any], *, rename: bool = False, hints: Hints = Hints()) -> Upgrade | None:
+    """The upgraded revision, or None when it is already current (or not ours). Raises RevisionError."""
+    meta = as_map(doc.get("metadata"))
+    labels = as_map(meta.get("labels"))
+    data = doc.get("data")
+    decoded = decode(data)
+    findings = list(decoded.findings)
+    if labels.get(VERSION_LABEL) == LATEST_VERSION:
+        if decoded.fmt == LATEST_VERSION:
+            return None
+        findings.append(
+            warning(
+                "revision.label-lies",
+                f"labelled object-version v1beta1 but the payload is {decoded.fmt}: KubeVirt trusts the label and "
+                "would never upgrade it; upgraded here",
+                ("metadata", "labels", VERSION_LABEL),
+            )
+        )
+    name = str(meta.get("name") or "")
+    own = owner(doc)
+    # a snapshot's copy is named after the snapshot (`strings.Replace(name, vm, snapshot, 1)`)
+    vm_name = str(own.get("name")) if own and own.get("name") else hints.vm_name
+    family = decoded.family
+    if decoded.fmt == "F1":
+        ident, kind = _recover(decoded, name, vm_name, labels, hints, findings)
+        obj_meta: dict[str, Any] = {"creationTimestamp": None}
+        if ident.generation:
+            obj_meta["generation"] = ident.generation
+        obj_meta["name"] = ident.name
+        if kind not in fields.CLUSTER_KINDS and ident.uid and meta.get("namespace"):
+            obj_meta["namespace"] = meta["namespace"]
+        if ident.uid:
+            obj_meta["uid"] = ident.uid
+        spec = convert.convert_spec(decoded.obj["spec"], family, "instancetype.kubevirt.io/v1alpha1")
+        # a new payload is written the way `kubectl get -o yaml` prints one: keys sorted
+        payload = _sorted(
+            {"apiVersion": convert.LATEST, "kind": kind, "metadata": obj_meta, "spec": _go_encode(spec, family)}
+        )
+    else:
+        src = decoded.obj
+        kind = decoded.kind
+        api = src["apiVersion"]
+        spec = convert.convert_spec(src["spec"], family, api)
+        payload = copy.deepcopy(src)
+        payload["apiVersion"], payload["spec"] = convert.LATEST, _go_encode(spec, family)
+        pmeta = as_map(payload.get("metadata"))
+        for key in STRIPPED_META:
+            if key in pmeta:
+                findings.append(
+                    info(
+                        "revision.stripped-metadata",
+                        "removed from the stored object, as KubeVirt does when it stores one",
+                        ("data", "metadata", key),
+                    )
+                )
+                del pmeta[key]
+        pmeta.setdefault("creationTimestamp", None)
+        payload["metadata"] = pmeta
+        generation = pmeta.get("generation") or 0
+        if isinstance(generation, bool) or not isinstance(generation, int):
+            raise RevisionError(
+                "revision.bad-metadata",
+                f"data.metadata.generation is {generation!r}, not an integer (KubeVirt cannot decode the object)",
+                ("data", "metadata", "generation"),
+            )
+        ident = Identity(str(pmeta.get("name") or ""), str(pmeta.get("uid") or ""), generation, kind)
+    new = copy.deepcopy(doc)
+    new["data"] = payload
+    if not isinstance(new.get("metadata"), dict):
+        new["metadata"] = {}
+    nmeta = new["metadata"]
+    if not isinstance(nmeta.get("labels"), dict):
+        nmeta["labels"] = {}
+    nmeta["labels"].update(
+        {
+            LABEL + "object-generation": str(ident.generation),
+            LABEL + "object-kind": kind,
+            LABEL + "object-name": ident.name,
+            LABEL + "object-uid": ident.uid,
+            LABEL + "object-version": LATEST_VERSION,
+        }
+    )
+    new_name = name
+    if rename:
+        new_name = _rename(new, name, own, ident, findings)
+    return Upgrade(new, findings, name, new_name, decoded.fmt, decoded.fmt == "F1")
+
+
+def _recover(
+    decoded: Decoded,
+    name: str,
+    vm_name: str | None,
+    labels: dict[str, Any],
+    hints: Hints,
+    findings: list[Finding],
+) -> tuple[Identity, str]:
+    family = decoded.family
+    if hints.family and hints.family != family:
+        findings.append(
+            warning(
+                "revision.family-mismatch",
+                f"the VM references this revision as its {hints.family}, but the payload decodes as a {family} "
+                "(KubeVirt tries preference first)",
+            )
+        )
+    kind = NAMESPACED_KIND[family]
+    kind_source = ""
+    if hints.kind is not None and hints.family in (None, family):
+        k = hints.kind.lower()
+        cluster = k == "" or "cluster" in k
+        kind, kind_source = (CLUSTER_KIND if cluster else NAMESPACED_KIND)[family], "the referencing VM"
+    elif labels.get(LABEL + "object-kind") in fields.FAMILY_OF_KIND:
+        kind, kind_source = str(labels[LABEL + "object-kind"]), "its object-kind label"
+    ident = identity_from_name(name, vm_name)
+    if ident is None and labels.get(LABEL + "object-name"):
+        try:
+            gen = int(labels.get(LABEL + "object-generation") or 0)
+        except (TypeError, ValueError):
+            gen = 0
+        ident = Identity(str(labels[LABEL + "object-name"]), str(labels.get(LABEL + "object-uid") or ""), gen)
+    if ident is None:
+        findings.append(
+            warning(
+                "revision.synthetic-identity",
+                f"a v1alpha1 wrapper records no object identity and none could be recovered from the revision name "
+                f"{name!r} (expected <vm>-<object>-<uid>-<generation> with a VM owner): using KubeVirt's synthetic "
+                f"{SYNTHETIC_NAME[family]!r}, which KubeVirt v1.6+ will not match to the VM's spec name",
+            )
+        )
+        return Identity(SYNTHETIC_NAME[family]), NAMESPACED_KIND[family]
+    if not kind_source:
+        findings.append(
+            warning(
+                "revision.kind-guessed",
+                f"no VM in the inputs references this revision and it has no object-kind label: assuming the "
+                f"namespaced kind {kind} (KubeVirt's choice); pass the VM along to recover the real kind",
+            )
+        )
+    findings.append(
+        info(
+            "revision.identity-recovered",
+            f"recovered {kind} {ident.name!r} (uid {ident.uid}, generation {ident.generation}) from the revision "
+            f"name{' and ' + kind_source if kind_source else ''}; KubeVirt would have used {SYNTHETIC_NAME[family]!r}",
+        )
+    )
+    return ident, kind
+
+
+def _rename(
+    new: dict[str, Any], name: str, own: dict[str, Any] | None, ident: Identity, findings: list[Finding]
+) -> str:
+    meta = new["metadata"]
+    if not own or own.get("kind") != "VirtualMachine" or not own.get("name"):
+        why = "owned by a VirtualMachineSnapshot (restores derive names from it)" if own else "it has no VM owner"
+        findings.append((info if own else warning)("revision.name-kept", f"name kept: {why}", ("metadata", "name")))
+        return name
+    new_name = f"{own['name']}-{ident.name}-{LATEST_VERSION}-{ident.uid}-{ident.generation}"
+    meta["name"] = new_name
+    for key in SERVER_SET:
+        meta.pop(key, None)
+    new["revision"] = 0
+    return new_name
+
+
+def planned_name(doc: dict[str, Any]) -> str | None:
+    """The name --rename will give this revision, without the full conversion (for the index)."""
+    try:
+        up = upgrade_revision(doc, rename=True)
+    except RevisionError:
+        return None
+    return up.new_name if up else None

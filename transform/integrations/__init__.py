@@ -1,0 +1,1 @@
+"""Other tools' formats: streamed tarballs and Velero backups, KRM ResourceLists."""

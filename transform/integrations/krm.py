@@ -1,0 +1,305 @@
+"""The KRM function: a ResourceList in, the same ResourceList with upgraded items and `results` out.
+
+The ResourceList is one YAML (or JSON) document whose kind ends in "List", so the engine
+already upgrades its `items` in place as text edits: comments, quoting, key order and every
+annotation of the orchestrator (`internal.config.kubernetes.io/*`, legacy
+`config.kubernetes.io/path|index`) stay byte-for-byte. This module only reads the options from
+`functionConfig`, re-locates findings on the items' own files (their path/index annotations),
+checks that no orchestrator annotation moved, and writes the top-level `results` key (replacing
+one that is there) with the same minimal-edit planner. Pure: bytes in, bytes and results out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from transform.model.findings import Finding, Severity, error, warning
+from transform.model.plain import as_map
+from transform.model.settings import Settings
+from transform.yamltext import textio
+
+PATH_KEYS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
+INDEX_KEYS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
+RESERVED_PREFIXES = ("internal.config.kubernetes.io/", "config.kubernetes.io/", "config.k8s.io/")
+OPTION_KEYS = ("rename", "strict", "target-kubevirt")
+NAME = "<ResourceList>"
+
+
+class KrmError(Exception):
+    """The input is not a ResourceList we can process: nothing is written to stdout."""
+
+
+@dataclass
+class Outcome:
+    data: bytes  # the ResourceList to print
+    findings: list[Finding] = field(default_factory=list)  # located on the items' files
+    results: list[dict[str, Any]] = field(default_factory=list)
+    upgraded: int = 0
+
+    @property
+    def failed(self) -> bool:
+        return any(r.get("severity", "error") == "error" for r in self.results)
+
+
+# --- options ---------------------------------------------------------------------------------
+
+
+def _bool(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    s = str(value).strip().lower()
+    if s in ("true", "yes", "on", "1"):
+        return True
+    if s in ("false", "no", "off", "0", ""):
+        return False
+    return None
+
+
+def options(function_config: Any, base: Settings) -> tuple[Settings, list[Finding]]:
+    """Settings from a ConfigMap's `data` (kpt `key=value` args) or a custom kind's `spec`."""
+    if not isinstance(function_config, dict) or not function_config:
+        return base, []
+    if function_config.get("kind") == "ConfigMap":
+        conf, where = function_config.get("data"), "data"
+    else:
+        conf, where = function_config.get("spec"), "spec"
+    if conf is None:
+        return base, []
+    if not isinstance(conf, dict):
+        return base, [error("krm.config", f"functionConfig.{where} must be a mapping", ("functionConfig", where))]
+    found: list[Finding] = []
+    values: dict[str, Any] = {}
+    for key, value in conf.items():
+        path = ("functionConfig", where, key)
+        if key in ("rename", "strict"):
+            b = _bool(value)
+            if b is None:
+                found.append(error("krm.config", f'{key}: expected "true" or "false", got {value!r}', path))
+            else:
+                values[key] = b
+        elif key == "target-kubevirt":
+            from transform.kubevirt import releases
+
+            try:
+                values["target"] = releases.parse_release(str(value))
+            except ValueError as exc:
+                found.append(error("krm.config", f"{key}: {exc}", path))
+        else:
+            found.append(
+                warning("krm.config", f"unknown option {key!r} ignored (known: {', '.join(OPTION_KEYS)})", path)
+            )
+    return Settings(
+        rename=values.get("rename", base.rename),
+        strict=values.get("strict", base.strict),
+        target=values.get("target", base.target),
+        max_document_bytes=base.max_document_bytes,
+    ), found
+
+
+# --- the ResourceList -----------------------------------------------------------------------
+
+
+def _document(source: textio.Source) -> tuple[textio.Chunk, Any]:
+    from transform.yamltext import nodes as yamlnodes
+
+    chunks = [c for c in textio.split_documents(source.text) if _content(source.text[c.start : c.end])]
+    if len(chunks) != 1:
+        raise KrmError(f"expected one ResourceList document on stdin, got {len(chunks)} documents")
+    chunk = chunks[0]
+    try:
+        doc = yamlnodes.parse(source.text[chunk.start : chunk.end])
+    except yamlnodes.ParseError as exc:
+        raise KrmError(f"stdin is not valid YAML or JSON: line {exc.line}: {exc.message}") from None
+    value = doc.value if doc else None
+    if not isinstance(value, dict) or value.get("kind") != "ResourceList":
+        raise KrmError("stdin is not a ResourceList (kind: ResourceList, apiVersion: config.kubernetes.io/v1)")
+    if value.get("items") is not None and not isinstance(value.get("items"), list):
+        raise KrmError("ResourceList.items must be a list")
+    return chunk, doc
+
+
+def _content(body: str) -> bool:
+    return any(
+        s and not s.startswith(("#", "%")) and s not in ("---", "...") for s in (ln.strip() for ln in body.splitlines())
+    )
+
+
+def _items(value: dict[str, Any]) -> list[Any]:
+    items = value.get("items")
+    return items if isinstance(items, list) else []
+
+
+def _annotations(item: Any) -> dict[str, Any]:
+    meta = item.get("metadata") if isinstance(item, dict) else None
+    ann = meta.get("annotations") if isinstance(meta, dict) else None
+    return ann if isinstance(ann, dict) else {}
+
+
+def _reserved(item: Any) -> dict[str, Any]:
+    return {k: v for k, v in _annotations(item).items() if str(k).startswith(RESERVED_PREFIXES)}
+
+
+def item_file(item: Any) -> tuple[str, int | None]:
+    """The file an item came from, by the orchestrator's annotations (new spelling first)."""
+    ann = _annotations(item)
+    path = next((str(ann[k]) for k in PATH_KEYS if ann.get(k) not in (None, "")), "")
+    index: int | None = None
+    for k in INDEX_KEYS:
+        try:
+            index = int(str(ann[k]))
+            break
+        except (KeyError, ValueError):
+            continue
+    return path, index
+
+
+def _resource(item: Any) -> dict[str, Any]:
+    meta = as_map(as_map(item).get("metadata"))
+    get = item.get if isinstance(item, dict) else (lambda _k: None)
+    return {
+        "api_version": get("apiVersion"),
+        "kind": get("kind"),
+        "name": meta.get("name"),
+        "namespace": meta.get("namespace"),
+    }
+
+
+def relocate(f: Finding, items: list[Any]) -> Finding:
+    """A finding on `items[i].<path>` of the ResourceList -> on `<path>` of the item's own file."""
+    if len(f.path) >= 2 and f.path[0] == "items" and isinstance(f.path[1], int) and f.path[1] < len(items):
+        item = items[f.path[1]]
+        path, index = item_file(item)
+        return f.at(
+            file=path,
+            doc=index if index is not None else (0 if path else None),
+            line=0,
+            column=0,
+            path=f.path[2:],
+            extra={**f.extra, **_resource(item)},
+        )
+    return f.at(file="", line=0, column=0, doc=None)
+
+
+# --- results -----------------------------------------------------------------------------------
+
+
+def _field_path(path: tuple[Any, ...]) -> str:
+    """`("spec", "gpus", 0, "name")` -> `spec.gpus.0.name` (the functions spec's spelling)."""
+    return ".".join(str(p) for p in path)
+
+
+def result_of(f: Finding) -> dict[str, Any]:
+    """One KRM result (message, severity, resourceRef, field.path, file.path/index, tags)."""
+    r: dict[str, Any] = {"message": f.message, "severity": f.severity.value}
+    res = f.extra
+    ref = {
+        k: res.get(src)
+        for k, src in (("apiVersion", "api_version"), ("kind", "kind"), ("name", "name"), ("namespace", "namespace"))
+        if res.get(src)
+    }
+    if ref:
+        r["resourceRef"] = ref
+    if f.path:
+        r["field"] = {"path": _field_path(f.path)}
+    if f.file:
+        r["file"] = {"path": f.file, "index": f.doc or 0}
+    r["tags"] = {"code": f.code}
+    return r
+
+
+def krm_results(findings: list[Finding]) -> list[dict[str, Any]]:
+    """report.krm_results when the report module has it, else the same shape built here."""
+    try:
+        from transform.report import formats as report
+
+        build = report.krm_results
+    except (ImportError, AttributeError):
+        return [result_of(f) for f in findings]
+    return list(build(findings))
+
+
+def _with_results(source: textio.Source, text: str, results: list[dict[str, Any]]) -> str:
+    """`text` with the top-level `results` set to `results` (removed when empty), as minimal edits."""
+    from transform.yamltext import edits, emit
+    from transform.yamltext import nodes as yamlnodes
+
+    chunk = next(c for c in textio.split_documents(text) if _content(text[c.start : c.end]))
+    body = text[chunk.start : chunk.end]
+    doc = yamlnodes.parse(body)
+    if doc is None or not isinstance(doc.value, dict):
+        raise KrmError("the upgraded ResourceList does not parse (please report this)")
+    new = dict(doc.value)
+    new.pop("results", None)
+    if results:
+        new["results"] = results
+    if edits.same(new, doc.value):
+        return text
+    style = emit.detect_style(body, doc.root, source.newline)
+    planned = edits.plan(body, doc.root, doc.value, new, style)
+    out = edits.apply(body, planned)
+    check = yamlnodes.parse(out)
+    if check is None or not edits.same(check.value, new):
+        raise KrmError("could not write results into the ResourceList (please report this)")
+    return text[: chunk.start] + out + text[chunk.end :]
+
+
+# --- the function ------------------------------------------------------------------------------
+
+
+def process(data: bytes, base: Settings | None = None) -> Outcome:
+    from transform.pipeline import onefile as engine
+    from transform.pipeline.batch import Item, build_index
+    from transform.yamltext import nodes as yamlnodes
+
+    base = base or Settings()
+    try:
+        source = textio.decode(data)
+    except textio.ReadError as exc:
+        raise KrmError(str(exc)) from None
+    _chunk, doc = _document(source)
+    items_before = _items(doc.value)
+    settings, found = options(doc.value.get("functionConfig"), base)
+    text = source.text
+    upgraded = 0
+    if not any(f.severity is Severity.ERROR for f in found):
+        settings = Settings(
+            rename=settings.rename,
+            strict=settings.strict,
+            target=settings.target,
+            max_document_bytes=max(settings.max_document_bytes, len(data)),
+        )
+        index = build_index([Item(NAME, data)], settings)
+        result = engine.upgrade_file(NAME, data, settings, index)
+        items_after = items_before
+        if result.new_text is not None and result.changed and not result.failed:
+            after = yamlnodes.parse(result.new_text[_chunk.start :])
+            items_after = _items(after.value) if after and isinstance(after.value, dict) else []
+            moved = _moved_annotations(items_before, items_after)
+            if moved:
+                items_after = items_before
+                found.append(
+                    error(
+                        "internal.krm",
+                        f"an orchestrator annotation would change ({moved}); "
+                        "ResourceList left unchanged (please report this)",
+                    )
+                )
+            else:
+                text, upgraded = result.new_text, result.upgraded
+        found += [relocate(f, items_after) for f in result.findings]
+    if settings.strict:
+        found = [f.at(severity=Severity.ERROR) if f.severity is Severity.WARNING else f for f in found]
+    outcome = Outcome(b"", found, upgraded=upgraded)
+    outcome.results = krm_results(found)
+    outcome.data = source.encode(_with_results(source, text, outcome.results))
+    return outcome
+
+
+def _moved_annotations(before: list[Any], after: list[Any]) -> str:
+    if len(before) != len(after):
+        return f"{len(before)} items became {len(after)}"
+    for i, (a, b) in enumerate(zip(before, after, strict=True)):
+        if _reserved(a) != _reserved(b):
+            return f"items[{i}]"
+    return ""

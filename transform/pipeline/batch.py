@@ -1,0 +1,176 @@
+"""Run the engine over a set of inputs: read everything once, index, upgrade candidates."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from transform.convert.kustomize import is_kustomization_file
+from transform.model.findings import Finding, error
+from transform.pipeline.sources import Input, Skipped
+from transform.yamltext import textio
+
+if TYPE_CHECKING:  # the engine imports PyYAML: only pay for it when a file needs parsing
+    from transform.convert.index import Index
+    from transform.model.settings import Settings
+    from transform.pipeline.onefile import FileResult
+
+# What the index reads: VMs that reference revisions, kustomizations, and (for --rename) revisions.
+INDEX_NEEDLES = ("revisionName", "controllerRevisionRef", "Kustomization", "ControllerRevision")
+
+
+def index_needles(settings: Settings) -> tuple[str, ...]:
+    return INDEX_NEEDLES if settings.rename else INDEX_NEEDLES[:3]
+
+
+@dataclass
+class Item:
+    """One input: a file, stdin, a tar member or a ResourceList item."""
+
+    name: str  # display name
+    data: bytes
+    input: Input | None = None
+
+
+@dataclass
+class RunResult:
+    results: list[FileResult] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)  # not tied to one processed file
+    files_seen: int = 0
+
+    @property
+    def all_findings(self) -> list[Finding]:
+        return self.findings + [f for r in self.results for f in r.findings]
+
+    @property
+    def failed(self) -> bool:
+        return any(f.severity.value == "error" for f in self.all_findings)
+
+    @property
+    def changed(self) -> list[FileResult]:
+        return [r for r in self.results if r.changed]
+
+
+def read_inputs(found: Iterable[Input | Skipped], run: RunResult) -> list[Item]:
+    """Read every file once. Non-candidates are only checked for being text, then dropped."""
+    items: list[Item] = []
+    for entry in found:
+        if isinstance(entry, Skipped):
+            run.findings.append(error("input.skipped", entry.reason, file=entry.display))
+            continue
+        run.files_seen += 1
+        try:
+            with open(entry.path, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            run.findings.append(error("input.unreadable", f"cannot read: {exc.strerror or exc}", file=entry.display))
+            continue
+        if not textio.is_candidate(data) and not is_kustomization_file(entry.display):
+            try:
+                textio.decode(data)
+            except textio.ReadError as exc:
+                run.findings.append(error("input.encoding", str(exc), file=entry.display))
+            continue
+        items.append(Item(entry.display, data, entry))
+    return items
+
+
+def build_index(items: list[Item], settings: Settings) -> Index:
+    from transform.convert.index import Index
+    from transform.pipeline.onefile import iter_documents
+
+    index = Index()
+    needles = index_needles(settings)
+    raw = tuple(n.encode() for n in needles)
+    for item in items:
+        kustomization = is_kustomization_file(item.name)
+        if not kustomization and not any(n in item.data for n in raw):
+            continue
+        try:
+            source = textio.decode(item.data)
+        except textio.ReadError:
+            continue
+        base = item.input.rel if item.input and item.input.root else item.name
+        for pd in iter_documents(item.name, source, settings, [], ("",) if kustomization else needles):
+            if pd.doc is not None:
+                index.add_document(pd.doc.value, rename=settings.rename, base=base)
+    _patch_names(index, items)
+    return index
+
+
+def _patch_names(index: Index, items: list[Item]) -> None:
+    """Kustomizations name patches relative to themselves: key them by display name too."""
+    if not index.patch_files:
+        return
+    for item in items:
+        rel = item.input.rel if item.input and item.input.root else item.name
+        if rel.replace(os.sep, "/") in index.patch_files:
+            index.patch_files.add(item.name)
+
+
+def upgrade_items(
+    items: list[Item],
+    settings: Settings,
+    run: RunResult,
+    progress: Callable[[int, int], None] | None = None,
+    jobs: int = 1,
+) -> Index:
+    from transform.pipeline.onefile import upgrade_file
+
+    index = build_index(items, settings)
+    results = _upgrade_all(items, settings, index, jobs, progress)
+    if index.renames:
+        # A revision whose file failed keeps its old name: VMs must keep pointing at it.
+        done = {old for r in results if not r.failed for _, old, _ in r.renames}
+        failed = {old for old in index.renames if old not in done}
+        if failed:
+            for old in failed:
+                del index.renames[old]
+            results = [
+                upgrade_file(item.name, item.data, settings, index)
+                if any(f.code == "reference.renamed" for f in r.findings)
+                else r
+                for item, r in zip(items, results, strict=False)
+            ]
+    run.results.extend(results)
+    return index
+
+
+PARALLEL_MIN_BYTES = 2 * 1024 * 1024  # below this, starting workers costs more than it saves
+
+
+def _work(args: tuple[str, bytes, Settings, Index]) -> FileResult:
+    from transform.pipeline.onefile import upgrade_file
+
+    return upgrade_file(*args)
+
+
+def _upgrade_all(
+    items: list[Item],
+    settings: Settings,
+    index: Index,
+    jobs: int,
+    progress: Callable[[int, int], None] | None,
+) -> list[FileResult]:
+    """Results in input order whatever the scheduling; worker processes only for large runs."""
+    from transform.pipeline.onefile import upgrade_file
+
+    total = sum(len(i.data) for i in items)
+    if jobs <= 1 or len(items) < 2 or total < PARALLEL_MIN_BYTES:
+        out = []
+        for n, item in enumerate(items):
+            out.append(upgrade_file(item.name, item.data, settings, index))
+            if progress:
+                progress(n + 1, len(items))
+        return out
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        out = []
+        for n, res in enumerate(pool.map(_work, [(i.name, i.data, settings, index) for i in items], chunksize=8)):
+            out.append(res)
+            if progress:
+                progress(n + 1, len(items))
+        return out

@@ -1,0 +1,349 @@
+"""Inventory of KubeVirt instancetype material and what a target release cannot read.
+
+`scan_items(items, target)` takes (name, bytes) pairs (files, tarball members, stdin) and returns
+a `Scan`: objects per kind and version, ControllerRevisions per payload format and era, VMs and
+the revisions they reference, dangling references, orphan revisions, object-name label
+mismatches, and the findings that would break on the target. Only documents holding a KubeVirt
+marker (transform.yamltext.textio pre-filter) are parsed. Rendering lives in transform.report.scan_tables.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from transform.convert import payloads, revisions
+from transform.kubevirt import releases
+from transform.model.findings import Finding, Severity, error
+from transform.model.plain import as_map
+from transform.model.settings import Settings
+from transform.yamltext import textio
+
+GROUPS = ("instancetype.kubevirt.io", "flavor.kubevirt.io")
+# era key -> (payload format, KubeVirt releases that write it)
+ERAS: dict[str, tuple[str, str]] = {
+    "F0": ("flavor SpecRevision wrapper", "v0.55"),
+    "F1": ("v1alpha1 SpecRevision wrapper", "v0.56-v0.57"),
+    "F2": ("whole v1alpha2 object", "v0.58-v0.59"),
+    "F3": ("whole v1beta1 object, unlabelled", "v1.0.0"),
+    "F4": ("whole v1beta1 object, labelled, old name", "v1.0.1-v1.2"),
+    "F5": ("whole v1beta1 object, labelled, versioned name", "v1.3+"),
+    "v1alpha1-object": ("whole v1alpha1 object", "never written by a release"),
+    "flavor-object": ("whole flavor.kubevirt.io object", "never written by a release"),
+    "undecodable": ("payload KubeVirt cannot decode", "-"),
+}
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+MATCHER_MISMATCH_SINCE = (1, 6)
+FLAVOR_VM_UNTIL = (0, 56)
+
+
+@dataclass
+class Doc:
+    file: str
+    doc: int
+    line: int
+    kind: str
+    api_version: str
+    name: str
+    namespace: str
+
+
+@dataclass
+class Ref:
+    family: str  # instancetype | preference
+    via: str  # spec | status | flavor
+    revision: str
+
+
+@dataclass
+class VM:
+    doc: Doc
+    refs: list[Ref]
+    matcher_names: dict[str, str]  # family -> spec.*.name
+
+
+@dataclass
+class Revision:
+    doc: Doc
+    era: str
+    fmt: str  # decoded payload format (F1, v1alpha2, v1beta1, flavor/v1alpha1) or ""
+    family: str
+    object_name: str  # the object-name label, or what KubeVirt's upgrade would put there
+    object_name_source: str  # label | payload | synthetic | ""
+    owner_kind: str
+    owner_name: str
+    error: str = ""
+    readable: bool = True  # the target can decode the payload
+
+
+@dataclass
+class Scan:
+    target: tuple[int, int]
+    files_seen: int = 0
+    candidates: int = 0
+    files: set[str] = field(default_factory=set)  # files with KubeVirt documents
+    objects: list[Doc] = field(default_factory=list)
+    revisions: list[Revision] = field(default_factory=list)
+    vms: list[VM] = field(default_factory=list)
+    other: list[Doc] = field(default_factory=list)
+    breaking: list[Finding] = field(default_factory=list)
+    errors: list[Finding] = field(default_factory=list)  # unreadable input
+    dangling: list[tuple[VM, Ref]] = field(default_factory=list)
+    orphans: list[Revision] = field(default_factory=list)
+    mismatches: list[tuple[VM, Ref, Revision, str]] = field(default_factory=list)  # (.., matcher name)
+
+    @property
+    def exit_code(self) -> int:
+        if self.errors:
+            return 3
+        return 1 if self.breaking else 0
+
+
+def _get(value: Any, *path: Any) -> Any:
+    for p in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(p)
+    return value
+
+
+def _ns_match(a: str, b: str) -> bool:
+    return a == b or not a or not b
+
+
+def scan_items(
+    items: Iterable[tuple[str, bytes]], target: tuple[int, int] = releases.LATEST, settings: Settings | None = None
+) -> Scan:
+    from transform.pipeline.onefile import iter_documents
+    from transform.yamltext.nodepath import locate
+
+    settings = settings or Settings(target=target)
+    scan = Scan(target=target)
+    for name, data in items:
+        scan.files_seen += 1
+        if not textio.is_candidate(data):
+            continue
+        scan.candidates += 1
+        try:
+            source = textio.decode(data)
+        except textio.ReadError as exc:
+            scan.errors.append(error("input.encoding", str(exc), file=name))
+            continue
+        problems: list[Finding] = []
+        for pd in iter_documents(name, source, settings, problems):
+            if pd.doc is None:
+                continue
+            line0 = source.text.count("\n", 0, pd.chunk.start)
+            root = pd.doc.root
+
+            def where(path: tuple[Any, ...], line0: int = line0, root: Any = root) -> int:
+                line, _col = locate(root, path)
+                return line0 + (line or 1)
+
+            _visit(scan, pd.doc.value, (), name, pd.index, where)
+        scan.errors.extend(problems)
+    _analyse(scan)
+    return scan
+
+
+def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, where: Any) -> None:
+    if not isinstance(obj, dict):
+        return
+    kind, api = obj.get("kind"), obj.get("apiVersion")
+    if isinstance(obj.get("items"), list) and str(kind).endswith("List"):
+        for i, item in enumerate(obj["items"]):
+            _visit(scan, item, path + ("items", i), file, doc, where)
+        return
+    if not isinstance(kind, str) or not isinstance(api, str):
+        return
+    meta = as_map(obj.get("metadata"))
+    d = Doc(file, doc, where(path), kind, api, str(meta.get("name") or ""), str(meta.get("namespace") or ""))
+    group = api.split("/")[0] if "/" in api else ""
+
+    def breaking(found: Iterable[Finding]) -> None:
+        for f in found:
+            full = path + f.path
+            scan.breaking.append(
+                f.at(
+                    file=file,
+                    doc=doc,
+                    line=where(full),
+                    path=full,
+                    object=f"{kind}/{d.namespace + '/' if d.namespace else ''}{d.name}",
+                )
+            )
+
+    if group in GROUPS:
+        scan.files.add(file)
+        scan.objects.append(d)
+        breaking(_object_target(obj, api, kind, scan.target))
+    elif kind == "ControllerRevision" and group == "apps" and payloads.is_ours(obj):
+        scan.files.add(file)
+        rev = _revision(obj, d)
+        scan.revisions.append(rev)
+        if rev.error:
+            breaking([error("revision.undecodable", rev.error, ("data",))])
+        elif rev.era == "flavor-object":
+            breaking(
+                [
+                    error(
+                        "target.payload-format",
+                        "a whole flavor.kubevirt.io object: no KubeVirt release decodes "
+                        "it (no kind is registered for it)",
+                        ("data",),
+                    )
+                ]
+            )
+        found = releases.target_findings(obj, scan.target)
+        if rev.era == "F0" and scan.target < FLAVOR_VM_UNTIL:  # the flavor era reads its own wrappers
+            found = [f for f in found if f.code != "target.payload-format"]
+        rev.readable = (
+            not rev.error and rev.era != "flavor-object" and not any(f.code == "target.payload-format" for f in found)
+        )
+        # the payload-format finding already says the target cannot read an old payload version
+        breaking(f for f in found if not (f.code == "target.api-version" and f.path[:1] == ("data",)))
+    elif kind == "VirtualMachine" and group == "kubevirt.io":
+        scan.files.add(file)
+        scan.vms.append(_vm(obj, d))
+        found = list(releases.target_findings(obj, scan.target))
+        if isinstance(_get(obj, "spec", "flavor"), dict) and scan.target >= FLAVOR_VM_UNTIL:
+            found.append(
+                error(
+                    "target.vm-flavor",
+                    f"spec.flavor is unknown to KubeVirt {releases.text(scan.target)} "
+                    "(renamed spec.instancetype in v0.56): run fix to rename it",
+                    ("spec", "flavor"),
+                )
+            )
+        breaking(found)
+    elif group.endswith("kubevirt.io"):
+        scan.files.add(file)
+        scan.other.append(d)
+
+
+def _object_target(obj: dict[str, Any], api: str, kind: str, target: tuple[int, int]) -> list[Finding]:
+    if api.startswith("flavor.kubevirt.io/"):
+        if releases.serves(target, api):
+            return []
+        return [
+            error(
+                "target.api-version",
+                f"KubeVirt {releases.text(target)} does not serve {api} (renamed "
+                "instancetype.kubevirt.io in v0.56): run fix to upgrade it",
+                ("apiVersion",),
+            )
+        ]
+    return releases.target_findings(obj, target)
+
+
+def _revision(obj: dict[str, Any], d: Doc) -> Revision:
+    labels = _get(obj, "metadata", "labels")
+    labels = labels if isinstance(labels, dict) else {}
+    own = payloads.owner(obj) or {}
+    data = obj.get("data")
+    rev = Revision(d, "undecodable", "", "", "", "", str(own.get("kind") or ""), str(own.get("name") or ""))
+    try:
+        decoded = payloads.decode(data)
+    except revisions.RevisionError as exc:
+        rev.error = exc.message
+        return rev
+    rev.fmt, rev.family = decoded.fmt, decoded.family
+    label = labels.get(payloads.LABEL + "object-name")
+    if isinstance(label, str):
+        rev.object_name, rev.object_name_source = label, "label"
+    if decoded.fmt == "F1":
+        api = data.get("apiVersion") if isinstance(data, dict) else None
+        rev.era = "F0" if isinstance(api, str) and api.startswith("flavor.kubevirt.io/") else "F1"
+        if not rev.object_name:
+            rev.object_name, rev.object_name_source = revisions.SYNTHETIC_NAME[decoded.family], "synthetic"
+        return rev
+    if not rev.object_name:
+        rev.object_name = str(_get(decoded.obj, "metadata", "name") or "")
+        rev.object_name_source = "payload" if rev.object_name else ""
+    if decoded.fmt == "flavor/v1alpha1":
+        rev.era = "flavor-object"
+    elif decoded.fmt == "v1alpha1":
+        rev.era = "v1alpha1-object"
+    elif decoded.fmt == "v1alpha2":
+        rev.era = "F2"
+    elif not any(str(k).startswith(payloads.LABEL) for k in labels):
+        rev.era = "F3"
+    else:
+        version = str(labels.get(revisions.VERSION_LABEL) or revisions.LATEST_VERSION)
+        versioned = re.search(rf"-{re.escape(version)}-(?:{_UUID})?-\d+$", d.name)
+        rev.era = "F5" if versioned else "F4"
+    return rev
+
+
+def _vm(obj: dict[str, Any], d: Doc) -> VM:
+    refs: list[Ref] = []
+    names: dict[str, str] = {}
+    for family, matcher_key in (
+        ("instancetype", "instancetype"),
+        ("instancetype", "flavor"),
+        ("preference", "preference"),
+    ):
+        matcher = _get(obj, "spec", matcher_key)
+        if not isinstance(matcher, dict):
+            continue
+        if isinstance(matcher.get("name"), str):
+            names[family] = matcher["name"]
+        rev = matcher.get("revisionName")
+        if isinstance(rev, str) and rev:
+            refs.append(Ref(family, "flavor" if matcher_key == "flavor" else "spec", rev))
+    for family in ("instancetype", "preference"):
+        rev = _get(obj, "status", family + "Ref", "controllerRevisionRef", "name")
+        if isinstance(rev, str) and rev and not any(r.revision == rev and r.family == family for r in refs):
+            refs.append(Ref(family, "status", rev))
+    return VM(d, refs, names)
+
+
+def _analyse(scan: Scan) -> None:
+    by_name: dict[str, list[Revision]] = {}
+    for rev in scan.revisions:
+        by_name.setdefault(rev.doc.name, []).append(rev)
+    referenced: set[int] = set()
+    for vm in scan.vms:
+        for ref in vm.refs:
+            hits = [r for r in by_name.get(ref.revision, []) if _ns_match(r.doc.namespace, vm.doc.namespace)]
+            if not hits:
+                scan.dangling.append((vm, ref))
+                continue
+            for rev in hits:
+                referenced.add(id(rev))
+                if ref.via == "flavor" and rev.era == "F1":
+                    rev.era = "F0"  # an apiVersion "" wrapper a flavor matcher names
+                want = vm.matcher_names.get(ref.family)
+                if want and rev.object_name and rev.object_name != want:
+                    scan.mismatches.append((vm, ref, rev, want))
+                    if scan.target >= MATCHER_MISMATCH_SINCE and (rev.object_name_source == "label" or rev.readable):
+                        scan.breaking.append(_mismatch_finding(vm, ref, rev, want, scan.target))
+    vms = {(vm.doc.namespace, vm.doc.name) for vm in scan.vms}
+    for rev in scan.revisions:
+        if id(rev) in referenced or rev.owner_kind == "VirtualMachineSnapshot":
+            continue
+        if rev.owner_kind == "VirtualMachine" and any(
+            n == rev.owner_name and _ns_match(ns, rev.doc.namespace) for ns, n in vms
+        ):
+            continue
+        scan.orphans.append(rev)
+
+
+def _mismatch_finding(vm: VM, ref: Ref, rev: Revision, want: str, target: tuple[int, int]) -> Finding:
+    how = {
+        "label": "its object-name label is",
+        "payload": "KubeVirt's upgrade would label it",
+        "synthetic": "KubeVirt's upgrade of a wrapper labels it",
+    }.get(rev.object_name_source, "it names")
+    return Finding(
+        Severity.ERROR,
+        "target.object-name-mismatch",
+        f"VM {vm.doc.name} references {rev.doc.name} as its {ref.family} {want!r}, but {how} {rev.object_name!r}: "
+        f"KubeVirt {releases.text(target)} ignores such a revision (1.6+) and the VM no longer uses its snapshot",
+        file=rev.doc.file,
+        line=rev.doc.line,
+        doc=rev.doc.doc,
+        object=f"ControllerRevision/{rev.doc.namespace + '/' if rev.doc.namespace else ''}{rev.doc.name}",
+    )

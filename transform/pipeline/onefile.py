@@ -1,0 +1,272 @@
+"""Upgrade one file's text: the pure core between reading and writing.
+
+pre-filter -> parse candidate documents with positions -> convert on plain data -> plan the
+smallest text edits -> apply -> re-parse and compare with what was intended, confirm every
+comment survived, validate the upgraded objects -> either the new text or the old one with
+errors. A file with any error is never rewritten; other files are unaffected.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from yaml.nodes import Node
+
+from transform.convert.dispatch import Change, upgrade_document
+from transform.convert.index import Index
+from transform.model.findings import Finding, Severity, error
+from transform.model.settings import Settings
+from transform.yamltext import edits, emit, nodepath, textio
+from transform.yamltext import nodes as yamlnodes
+
+
+@dataclass
+class FileResult:
+    name: str
+    source: textio.Source | None = None
+    new_text: str | None = None  # None: leave the file as it is
+    findings: list[Finding] = field(default_factory=list)
+    upgraded: int = 0
+    renames: list[tuple[str, str, str]] = field(default_factory=list)  # (namespace, old, new)
+    write_failed: bool = False
+
+    @property
+    def failed(self) -> bool:
+        return any(f.severity is Severity.ERROR and f.code != "strict" for f in self.findings)
+
+    @property
+    def changed(self) -> bool:
+        return self.new_text is not None and self.source is not None and self.new_text != self.source.text
+
+
+@dataclass
+class ParsedDoc:
+    index: int  # document index in the file
+    chunk: textio.Chunk
+    text: str  # the chunk's text
+    doc: yamlnodes.Document | None
+    line0: int = 0  # lines before the chunk
+
+
+_CONTENT = re.compile(r"^(?![ \t]*(?:#|\r?$)|(?:---|\.\.\.)[ \t]*(?:#.*)?\r?$|%)", re.M)
+
+
+def iter_documents(
+    name: str,
+    source: textio.Source,
+    settings: Settings,
+    findings: list[Finding],
+    needles: tuple[str, ...] = textio.NEEDLES_STR,
+) -> Iterator[ParsedDoc]:
+    """Parse, one at a time, the documents that hold a needle; report those that cannot be parsed.
+
+    A generator: a 20 MB export is never held as parsed trees all at once.
+    """
+    text = source.text
+    doc_index = -1
+    line0, counted = 0, 0
+    for chunk in textio.split_documents(text):
+        body = text[chunk.start : chunk.end]
+        if not _CONTENT.search(body):
+            continue
+        doc_index += 1
+        if not any(n in body for n in needles):
+            continue
+        line0 += text.count("\n", counted, chunk.start)
+        counted = chunk.start
+        if len(body) > settings.max_document_bytes:
+            findings.append(
+                error(
+                    "input.too-large",
+                    f"document is {len(body)} bytes, over the limit of {settings.max_document_bytes} "
+                    "(raise it with --max-document-size)",
+                    file=name,
+                    line=line0 + 1,
+                    column=1,
+                    doc=doc_index,
+                )
+            )
+            continue
+        try:
+            doc = yamlnodes.parse(body)
+        except yamlnodes.ParseError as exc:
+            findings.append(
+                error(
+                    "input.yaml",
+                    exc.message + _template_hint(body),
+                    file=name,
+                    line=line0 + exc.line if exc.line else line0 + 1,
+                    column=exc.column or 1,
+                    doc=doc_index,
+                )
+            )
+            continue
+        yield ParsedDoc(doc_index, chunk, body, doc, line0)
+
+
+def _template_hint(body: str) -> str:
+    if "{{" in body or "{%" in body:
+        return " (this looks like a Helm or Jinja template: run the tool on rendered manifests)"
+    return ""
+
+
+def upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> FileResult:
+    result = FileResult(name)
+    try:
+        source = textio.decode(data)
+    except textio.ReadError as exc:
+        result.findings.append(error("input.encoding", str(exc), file=name))
+        return result
+    result.source = source
+    if not textio.is_candidate(data):
+        return result
+    pieces: list[tuple[int, int, str]] = []  # (start, end, new text) of each changed document
+    shift = 0  # lines added before the current document by earlier edits
+    for pd in iter_documents(name, source, settings, result.findings):
+        if pd.doc is None:
+            continue
+        locate = _locator(name, pd, pd.line0)
+        result.findings += duplicate_keys(pd, settings, locate)
+        outcome = upgrade_document(pd.doc.value, settings=settings, index=index, file=name)
+        result.findings.extend(locate(f) for f in outcome.findings)
+        if outcome.error or not outcome.changes:
+            continue
+        try:
+            root = pd.doc.root  # composed here for a JSON document read without positions
+        except yamlnodes.ParseError as exc:
+            result.findings.append(
+                error(
+                    "input.yaml",
+                    exc.message,
+                    file=name,
+                    line=pd.line0 + (exc.line or 1),
+                    column=exc.column or 1,
+                    doc=pd.index,
+                )
+            )
+            continue
+        style = emit.detect_style(pd.text, root, source.newline)
+        replace = frozenset(
+            id(n) for c in outcome.changes for p in c.replace if (n := nodepath.node_at(root, p)) is not None
+        )
+        try:
+            body = edits.apply(pd.text, edits.plan(pd.text, root, pd.doc.value, outcome.value, style, replace))
+        except (edits.EditConflict, ValueError, TypeError, KeyError, IndexError) as exc:
+            result.findings.append(locate(error("internal.plan", f"could not plan the text edits: {exc}")))
+            continue
+        if _verify(name, pd, body, pd.line0 + shift, outcome.value, outcome.changes, settings, result):
+            pieces.append((pd.chunk.start, pd.chunk.end, body))
+            shift += body.count("\n") - pd.text.count("\n")
+            result.upgraded += sum(1 for c in outcome.changes if c.upgraded)
+            result.renames += [r for c in outcome.changes for r in c.renames]
+    if result.failed or not pieces:
+        result.renames = [] if result.failed else result.renames
+        return result
+    out, pos = [], 0
+    for start, end, body in pieces:
+        out += [source.text[pos:start], body]
+        pos = end
+    out.append(source.text[pos:])
+    result.new_text = "".join(out)
+    return result
+
+
+def duplicate_keys(pd: ParsedDoc, settings: Settings, locate: Any) -> list[Finding]:
+    """Kubernetes keeps the last of duplicate keys without a word; we say it (an error with --strict)."""
+    sev = Severity.ERROR if settings.strict else Severity.WARNING
+    msg = "duplicate key: Kubernetes keeps the last value"
+    if pd.doc is None:
+        return []
+    return [locate(Finding(sev, "input.duplicate-key", msg, path=path)) for path, _ in pd.doc.duplicates]
+
+
+def _locator(name: str, pd: ParsedDoc, line0: int) -> Any:
+    def locate(f: Finding) -> Finding:
+        try:
+            line, col = nodepath.locate(pd.doc.root, f.path) if pd.doc is not None else (0, 0)
+        except yamlnodes.ParseError:
+            line, col = 0, 0
+        return f.at(
+            file=name,
+            line=line0 + line if line else line0 + 1,
+            column=col or 1,
+            doc=pd.index,
+            object=f.object,
+        )
+
+    return locate
+
+
+def _verify(
+    name: str,
+    pd: ParsedDoc,
+    body: str,
+    line0: int,
+    intended: Any,
+    changes: list[Change],
+    settings: Settings,
+    result: FileResult,
+) -> bool:
+    """Re-read what we wrote: one document still, the intended values, every comment, valid objects."""
+    where: dict[str, Any] = {"file": name, "line": line0 + 1, "doc": pd.index}
+    if len(textio.split_documents(body)) != 1:
+        result.findings.append(
+            error(
+                "internal.verify",
+                "edits changed the document structure; file left unchanged (please report this)",
+                **where,
+            )
+        )
+        return False
+    try:
+        doc = yamlnodes.parse(body)
+    except yamlnodes.ParseError as exc:
+        result.findings.append(
+            error(
+                "internal.verify",
+                f"edited document does not parse: {exc.message}; file left unchanged (please report this)",
+                **where,
+            )
+        )
+        return False
+    if doc is None or not edits.same(doc.value, intended):
+        result.findings.append(
+            error(
+                "internal.verify",
+                "edited document does not read back as intended; file left unchanged (please report this)",
+                **where,
+            )
+        )
+        return False
+    lost = (
+        Counter(_comments(pd.text, pd.doc.root if pd.doc else None)) - Counter(_comments(body, doc.root))
+        if "#" in pd.text
+        else None
+    )
+    if lost:
+        result.findings.append(
+            error(
+                "internal.comments",
+                f"a comment would be lost: {next(iter(lost))!r}; file left unchanged (please report this)",
+                **where,
+            )
+        )
+        return False
+    ok = True
+    if settings.validate_output:
+        for change in changes:
+            for f in change.validate(doc.value):
+                line, col = nodepath.locate(doc.root, f.path)
+                result.findings.append(f.at(file=name, line=line0 + line, column=col, doc=pd.index))
+                ok = ok and f.severity is not Severity.ERROR
+    return ok
+
+
+def _comments(text: str, root: Node | None) -> list[str]:
+    if root is None:
+        return []
+    return [c.strip() for c in edits.comments(text, 0, len(text), [root])]

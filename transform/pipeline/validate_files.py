@@ -1,0 +1,95 @@
+"""`validate`: judge every recognised document against its own version, report every problem."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from transform.convert import payloads
+from transform.kubevirt import releases
+from transform.model.findings import Finding, Severity, error, warning
+from transform.model.settings import Settings
+from transform.pipeline.batch import Item, RunResult, build_index
+from transform.pipeline.onefile import FileResult, _locator, duplicate_keys, iter_documents
+from transform.validate import documents as validation
+from transform.yamltext import textio
+
+
+def _walk(obj: Any, path: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
+    if not isinstance(obj, dict):
+        return []
+    if isinstance(obj.get("items"), list) and str(obj.get("kind", "")).endswith("List"):
+        return [x for i, item in enumerate(obj["items"]) for x in _walk(item, path + ("items", i))]
+    return [(path, obj)]
+
+
+def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
+    kind, api = obj.get("kind"), str(obj.get("apiVersion") or "")
+    if kind == "ControllerRevision":
+        if not payloads.is_ours(obj):
+            return []
+        found = validation.validate_document(obj, strict=settings.strict)
+        data = obj.get("data")
+        if data is None or data == {}:
+            found.append(error("revision.no-data", "ControllerRevision has no payload in data", ("data",)))
+        elif isinstance(data, dict):
+            found += [f.at(path=("data",) + f.path) for f in validation.validate_payload(data)]
+            fmt = releases.payload_format(data)
+            if fmt and not releases.reads_payload(settings.target, fmt):
+                found.append(
+                    warning(
+                        "target.unreadable-payload",
+                        f"KubeVirt {releases.text(settings.target)} cannot read this {fmt} payload: run "
+                        "`instancetype-upgrade fix`",
+                        ("data",),
+                    )
+                )
+        return found
+    found = validation.validate_document(obj, partial=partial, strict=settings.strict)
+    if api.split("/")[0] in ("instancetype.kubevirt.io", "flavor.kubevirt.io") or kind == "VirtualMachine":
+        found += [
+            f if f.severity is not Severity.ERROR else f.at(severity=Severity.WARNING)
+            for f in releases.target_findings(obj, settings.target)
+        ]
+    return found
+
+
+def validate_items(items: list[Item], settings: Settings, run: RunResult) -> None:
+    index = build_index(items, settings)
+    for item in items:
+        result = FileResult(item.name)
+        run.results.append(result)
+        try:
+            source = textio.decode(item.data)
+        except textio.ReadError as exc:
+            result.findings.append(error("input.encoding", str(exc), file=item.name))
+            continue
+        result.source = source
+        for pd in iter_documents(item.name, source, settings, result.findings):
+            if pd.doc is None:
+                continue
+            locate = _locator(item.name, pd, pd.line0)
+            result.findings += duplicate_keys(pd, settings, locate)
+            if pd.doc.value is not None and not isinstance(pd.doc.value, dict):
+                result.findings.append(
+                    locate(
+                        error(
+                            "input.not-an-object",
+                            f"document is a {type(pd.doc.value).__name__}, not a Kubernetes object (if this file "
+                            "is not a manifest, leave it out with --exclude)",
+                        )
+                    )
+                )
+                continue
+            for path, obj in _walk(pd.doc.value, ()):
+                ref = "/".join(
+                    str(x)
+                    for x in (
+                        obj.get("kind"),
+                        (obj.get("metadata") or {}).get("namespace"),
+                        (obj.get("metadata") or {}).get("name"),
+                    )
+                    if x
+                )
+                partial = item.name in index.patch_files
+                for f in validate_object(obj, settings, partial):
+                    result.findings.append(locate(f.at(path=path + f.path, object=ref)))

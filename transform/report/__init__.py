@@ -1,0 +1,1 @@
+"""Render findings and summaries: text, JSON, JUnit, SARIF, KRM results, scan tables."""

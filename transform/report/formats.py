@@ -1,0 +1,385 @@
+"""Render findings and a run summary as text, JSON, JUnit XML, SARIF 2.1.0 or KRM results.
+
+Pure functions: no printing, no click, no sys. Every renderer returns a string (``krm_results``
+returns the list of dicts that goes into a KRM ``ResourceList.results``).
+
+JSON schema (``render_json``), version 1. Keys are always present; new keys may be added
+within version 1, existing keys are never renamed, retyped or removed::
+
+    {
+      "version": 1,
+      "command": "upgrade",                      # upgrade | check | diff | validate | ...
+      "summary": {
+        "files_seen": 40, "files_changed": 3, "objects_upgraded": 12,
+        "errors": 1, "warnings": 2, "infos": 0,
+        "renames": 1
+      },
+      "findings": [
+        {
+          "severity": "error",                   # error | warning | info
+          "code": "unknown-field",
+          "message": "...",
+          "file": "deploy/it.yaml",              # "" for stdin
+          "line": 12, "column": 5,               # 1-based; 0 = unknown
+          "doc": 0,                              # 0-based YAML document index, or null
+          "object": "VirtualMachineInstancetype/ns/name",   # "" when unknown
+          "path": "spec.gpus[0].name",           # Finding.field_path spelling; "" for none
+          "path_segments": ["spec", "gpus", 0, "name"],
+          "extra": {}                            # code-specific details (JSON-safe)
+        }
+      ],
+      "renames": [{"namespace": "ns", "old": "rev-a", "new": "rev-b"}]
+    }
+
+The same schema is described in docs/report-schema.md.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath, PureWindowsPath
+from typing import Any
+from urllib.parse import quote
+
+from transform import __version__
+from transform.model.findings import Finding, Severity
+
+__all__ = [
+    "JSON_SCHEMA_VERSION",
+    "SARIF_SCHEMA",
+    "TOOL_NAME",
+    "Summary",
+    "finding_dict",
+    "krm_results",
+    "kustomize_path",
+    "plural",
+    "render_json",
+    "render_junit",
+    "render_sarif",
+    "render_text",
+    "summary_line",
+]
+
+JSON_SCHEMA_VERSION = 1
+TOOL_NAME = "instancetype-upgrade"
+TOOL_URI = "https://github.com/kubevirt/kubevirt"
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_WOULD = frozenset({"check", "diff", "dry-run"})
+_VALIDATE = frozenset({"validate", "lint"})
+_ANSI = {Severity.ERROR: "\x1b[1;31m", Severity.WARNING: "\x1b[1;33m", Severity.INFO: "\x1b[1;36m"}
+_ANSI_RESET = "\x1b[0m"
+
+
+@dataclass
+class Summary:
+    """What one run did. `errors`/`warnings` left as None are counted from the findings."""
+
+    command: str = "upgrade"
+    files_seen: int = 0
+    files_changed: int = 0
+    objects_upgraded: int = 0
+    errors: int | None = None
+    warnings: int | None = None
+    renames: list[tuple[str, str, str]] = field(default_factory=list)  # (namespace, old, new)
+    files: list[str] = field(default_factory=list)  # every file seen, for JUnit
+
+    def counts(self, findings: Sequence[Finding]) -> tuple[int, int, int]:
+        """(errors, warnings, infos), preferring the explicit numbers over counting."""
+        errors = sum(f.severity is Severity.ERROR for f in findings)
+        warnings = sum(f.severity is Severity.WARNING for f in findings)
+        infos = sum(f.severity is Severity.INFO for f in findings)
+        return (
+            errors if self.errors is None else self.errors,
+            warnings if self.warnings is None else self.warnings,
+            infos,
+        )
+
+
+def plural(count: int, noun: str, plural_noun: str | None = None) -> str:
+    """`plural(1, "file")` -> "1 file"; `plural(2, "file")` -> "2 files"."""
+    return f"{count} {noun if count == 1 else (plural_noun or noun + 's')}"
+
+
+# ---- text ----------------------------------------------------------------------------------
+
+
+def summary_line(findings: Sequence[Finding], summary: Summary) -> str:
+    errors, warnings, _ = summary.counts(findings)
+    problems = [plural(errors, "error")] + ([plural(warnings, "warning")] if warnings else [])
+    if summary.command in _VALIDATE:
+        return ", ".join([f"{plural(summary.files_seen, 'file')} validated", *problems])
+    if summary.command in _WOULD:
+        changed = f"{plural(summary.files_changed, 'file')} would change"
+        upgraded = f"{plural(summary.objects_upgraded, 'object')} would be upgraded"
+    else:
+        changed = f"{plural(summary.files_changed, 'file')} changed"
+        upgraded = f"{plural(summary.objects_upgraded, 'object')} upgraded"
+    return ", ".join([changed, upgraded, *problems]) + f" in {plural(summary.files_seen, 'file')}"
+
+
+def _rename_line(namespace: str, old: str, new: str, *, would: bool) -> str:
+    verb = "would rename" if would else "renamed"
+    where = f"{namespace}/{old}" if namespace else old
+    return f"{verb} ControllerRevision {where} -> {new}"
+
+
+def render_text(findings: Sequence[Finding], summary: Summary, *, color: bool = False) -> str:
+    """One line per finding (``str(Finding)``), one per renamed revision, then the summary line."""
+    lines = []
+    for f in findings:
+        text = str(f)
+        if color:
+            token = f" {f.severity.value}:"
+            text = text.replace(token, f" {_ANSI[f.severity]}{f.severity.value}{_ANSI_RESET}:", 1)
+        lines.append(text)
+    would = summary.command in _WOULD
+    lines.extend(_rename_line(ns, old, new, would=would) for ns, old, new in summary.renames)
+    last = summary_line(findings, summary)
+    if color:
+        errors, warnings, _ = summary.counts(findings)
+        tint = _ANSI[Severity.ERROR] if errors else (_ANSI[Severity.WARNING] if warnings else "\x1b[1;32m")
+        last = f"{tint}{last}{_ANSI_RESET}"
+    lines.append(last)
+    return "\n".join(lines) + "\n"
+
+
+# ---- JSON ----------------------------------------------------------------------------------
+
+
+def _json_safe(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_json_safe(v) for v in value]
+    return str(value)
+
+
+def _segments(f: Finding) -> list[Any]:
+    return [p if isinstance(p, int) and not isinstance(p, bool) else str(p) for p in f.path]
+
+
+def finding_dict(f: Finding) -> dict[str, Any]:
+    return {
+        "severity": f.severity.value,
+        "code": f.code,
+        "message": f.message,
+        "file": f.file,
+        "line": f.line,
+        "column": f.column,
+        "doc": f.doc,
+        "object": f.object,
+        "path": f.field_path,
+        "path_segments": _segments(f),
+        "extra": _json_safe(f.extra),
+    }
+
+
+def render_json(findings: Sequence[Finding], summary: Summary) -> str:
+    errors, warnings, infos = summary.counts(findings)
+    document = {
+        "version": JSON_SCHEMA_VERSION,
+        "command": summary.command,
+        "summary": {
+            "files_seen": summary.files_seen,
+            "files_changed": summary.files_changed,
+            "objects_upgraded": summary.objects_upgraded,
+            "errors": errors,
+            "warnings": warnings,
+            "infos": infos,
+            "renames": len(summary.renames),
+        },
+        "findings": [finding_dict(f) for f in findings],
+        "renames": [{"namespace": ns, "old": old, "new": new} for ns, old, new in summary.renames],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+# ---- JUnit ---------------------------------------------------------------------------------
+
+# XML 1.0 forbids most C0 controls, surrogates and U+FFFE/U+FFFF even when escaped.
+_XML_INVALID = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_text(text: str) -> str:
+    return _XML_INVALID.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _ordered_files(findings: Iterable[Finding], summary: Summary) -> list[str]:
+    seen: dict[str, None] = dict.fromkeys(summary.files)
+    for f in findings:
+        seen.setdefault(f.file or "<stdin>", None)
+    return list(seen)
+
+
+def render_junit(findings: Sequence[Finding], summary: Summary) -> str:
+    """One testsuite; one testcase per file; errors become <failure>, warnings <system-out>."""
+    files = _ordered_files(findings, summary)
+    by_file: dict[str, list[Finding]] = {name: [] for name in files}
+    for f in findings:
+        by_file[f.file or "<stdin>"].append(f)
+    failed = sum(any(f.severity is Severity.ERROR for f in fs) for fs in by_file.values())
+    suite = ET.Element(
+        "testsuite",
+        {
+            "name": f"{TOOL_NAME} {summary.command}",
+            "tests": str(len(files)),
+            "failures": str(failed),
+            "errors": "0",
+            "skipped": "0",
+        },
+    )
+    for name in files:
+        case = ET.SubElement(suite, "testcase", {"classname": TOOL_NAME, "name": _xml_text(name)})
+        errs = [f for f in by_file[name] if f.severity is Severity.ERROR]
+        others = [f for f in by_file[name] if f.severity is not Severity.ERROR]
+        if errs:
+            failure = ET.SubElement(
+                case,
+                "failure",
+                {
+                    "message": _xml_text(f"{plural(len(errs), 'error')}: {errs[0].message}"),
+                    "type": errs[0].code,
+                },
+            )
+            failure.text = _xml_text("\n".join(str(f) for f in errs))
+        if others:
+            out = ET.SubElement(case, "system-out")
+            out.text = _xml_text("\n".join(str(f) for f in others))
+    ET.indent(suite)
+    body = ET.tostring(suite, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+
+
+# ---- SARIF ---------------------------------------------------------------------------------
+
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def _is_absolute(path: str) -> bool:
+    return path.startswith("/") or bool(PureWindowsPath(path).drive)
+
+
+def _artifact_uri(path: str) -> str:
+    """A relative path stays relative (GitHub resolves it against the checkout); "./" is dropped."""
+    posix = PureWindowsPath(path).as_posix() if "\\" in path or PureWindowsPath(path).drive else path
+    if _is_absolute(path):
+        return "file://" + ("" if posix.startswith("/") else "/") + quote(posix, safe="/:")
+    return quote(str(PurePosixPath(posix)))
+
+
+def _sarif_location(f: Finding) -> dict[str, Any]:
+    physical: dict[str, Any] = {"artifactLocation": {"uri": _artifact_uri(f.file)}}
+    if not _is_absolute(f.file):
+        physical["artifactLocation"]["uriBaseId"] = "%SRCROOT%"
+    if f.line > 0:
+        physical["region"] = {"startLine": f.line, "startColumn": max(f.column, 1)}
+    location: dict[str, Any] = {"physicalLocation": physical}
+    if f.object or f.path:
+        name = f.object + (":" + f.field_path if f.path else "")
+        location["logicalLocations"] = [{"fullyQualifiedName": name, "kind": "object"}]
+    return location
+
+
+def render_sarif(findings: Sequence[Finding], summary: Summary) -> str:
+    """SARIF 2.1.0, fit for GitHub code scanning (relative URIs, 1-based regions)."""
+    rules: dict[str, dict[str, Any]] = {}
+    for f in findings:
+        rules.setdefault(
+            f.code,
+            {
+                "id": f.code,
+                "name": "".join(part.capitalize() for part in re.split(r"[^0-9A-Za-z]+", f.code)) or f.code,
+                "shortDescription": {"text": f.code},
+                "fullDescription": {"text": f.message},
+                "defaultConfiguration": {"level": _SARIF_LEVEL[f.severity]},
+                "properties": {"tags": [TOOL_NAME]},
+            },
+        )
+    index = {code: i for i, code in enumerate(rules)}
+    results = []
+    for f in findings:
+        result: dict[str, Any] = {
+            "ruleId": f.code,
+            "ruleIndex": index[f.code],
+            "level": _SARIF_LEVEL[f.severity],
+            "message": {"text": f.message},
+        }
+        if f.file:
+            result["locations"] = [_sarif_location(f)]
+        properties: dict[str, Any] = {}
+        if f.doc is not None:
+            properties["doc"] = f.doc
+        if f.object:
+            properties["object"] = f.object
+        if f.path:
+            properties["path"] = f.field_path
+        if properties:
+            result["properties"] = properties
+        results.append(result)
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": TOOL_NAME,
+                "version": __version__,
+                "informationUri": TOOL_URI,
+                "rules": list(rules.values()),
+            }
+        },
+        "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The directory the tool ran in."}}},
+        "invocations": [{"executionSuccessful": True, "commandLine": f"{TOOL_NAME} {summary.command}"}],
+        "results": results,
+    }
+    document = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+# ---- KRM -----------------------------------------------------------------------------------
+
+_KRM_SEVERITY = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "info"}
+
+
+def _resource_ref(f: Finding) -> dict[str, str]:
+    ref: dict[str, str] = {}
+    parts = f.object.split("/") if f.object else []
+    if len(parts) == 3:
+        ref.update(kind=parts[0], namespace=parts[1], name=parts[2])
+    elif len(parts) == 2:
+        ref.update(kind=parts[0], name=parts[1])
+    for key, extra_key in (("apiVersion", "api_version"), ("kind", "kind"), ("name", "name")):
+        if f.extra.get(extra_key):
+            ref[key] = str(f.extra[extra_key])
+    if f.extra.get("namespace"):
+        ref["namespace"] = str(f.extra["namespace"])
+    order = ("apiVersion", "kind", "name", "namespace")
+    return {key: ref[key] for key in order if ref.get(key)}
+
+
+def kustomize_path(path: Sequence[Any]) -> str:
+    """("spec", "ports", 0, "port") -> "spec.ports.0.port"; a key with a dot goes in brackets."""
+    return ".".join(f"[{p}]" if isinstance(p, str) and "." in p else str(p) for p in path)
+
+
+def krm_results(findings: Sequence[Finding]) -> list[dict[str, Any]]:
+    """Entries for a KRM function ``ResourceList.results`` (kpt/kustomize convention)."""
+    out = []
+    for f in findings:
+        result: dict[str, Any] = {"message": f.message, "severity": _KRM_SEVERITY[f.severity]}
+        ref = _resource_ref(f)
+        if ref:
+            result["resourceRef"] = ref
+        if f.path:
+            result["field"] = {"path": kustomize_path(f.path)}
+        if f.file:
+            file: dict[str, Any] = {"path": f.file}
+            if f.doc is not None:
+                file["index"] = f.doc
+            result["file"] = file
+        result["tags"] = {"code": f.code}
+        out.append(result)
+    return out

@@ -1,0 +1,1 @@
+"""Judge plain documents: bundled schemas and KubeVirt's webhook rules. Pure."""

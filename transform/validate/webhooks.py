@@ -1,0 +1,171 @@
+"""KubeVirt validating-webhook rules a schema cannot express (kubevirt-api-versions.md §4).
+
+Each function takes a whole document as plain data and returns findings with paths from its root.
+The webhooks decode every version's JSON into v1beta1 structs, so the rules apply to all versions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from transform.model.findings import Finding, error, warning
+
+TOPOLOGY_REPLACEMENTS: dict[str, str] = {
+    "preferSockets": "sockets",
+    "preferCores": "cores",
+    "preferThreads": "threads",
+    "preferSpread": "spread",
+    "preferAny": "any",
+}
+TOPOLOGIES: tuple[str, ...] = ("sockets", "cores", "threads", "spread", "any", *TOPOLOGY_REPLACEMENTS)
+SPREAD_ACROSS: tuple[str, ...] = ("SocketsCoresThreads", "SocketsCores", "CoresThreads")
+FAILURE_POLICIES: tuple[str, ...] = ("RejectInferFromVolumeFailure", "IgnoreInferFromVolumeFailure")
+DEFAULT_SPREAD_RATIO = 2
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def instancetype_rules(obj: dict[str, Any]) -> list[Finding]:
+    spec = _dict(obj.get("spec"))
+    memory = _dict(spec.get("memory"))
+    out: list[Finding] = []
+    overcommit = _int(memory.get("overcommitPercent"))
+    path = ("spec", "memory", "overcommitPercent")
+    if overcommit is not None and not 0 <= overcommit <= 100:
+        out.append(
+            error(
+                "webhook.overcommit-percent",
+                f"memory.overcommitPercent must be between 0 and 100, got {overcommit}",
+                path,
+            )
+        )
+    if overcommit and memory.get("hugepages") is not None:
+        out.append(
+            error(
+                "webhook.overcommit-hugepages",
+                "memory.overcommitPercent and memory.hugepages should not be requested together",
+                path,
+            )
+        )
+    if spec.get("launchSecurity") is not None:
+        out.append(
+            warning(
+                "webhook.deprecated-launch-security",
+                "launchSecurity is deprecated and will be removed in a future release. "
+                "Use preference instead (spec.preferredLaunchSecurity of a preference)",
+                ("spec", "launchSecurity"),
+            )
+        )
+    return out
+
+
+def preference_rules(obj: dict[str, Any]) -> list[Finding]:
+    spec = _dict(obj.get("spec"))
+    cpu = _dict(spec.get("cpu"))
+    topology = cpu.get("preferredCPUTopology")
+    out: list[Finding] = []
+    path = ("spec", "cpu", "preferredCPUTopology")
+    if not isinstance(topology, str):
+        return out
+    if topology not in TOPOLOGIES:
+        out.append(
+            error(
+                "webhook.cpu-topology",
+                f'unknown preferredCPUTopology "{topology}": expected one of {", ".join(TOPOLOGIES[:5])} '
+                f"(or the deprecated {', '.join(TOPOLOGY_REPLACEMENTS)})",
+                path,
+            )
+        )
+        return out
+    if topology in TOPOLOGY_REPLACEMENTS:
+        new = TOPOLOGY_REPLACEMENTS[topology]
+        out.append(
+            warning(
+                "webhook.deprecated-topology",
+                f"PreferredCPUTopology {topology} is deprecated for removal in a future release, "
+                f"please use {new} instead",
+                path,
+            )
+        )
+    if topology in ("spread", "preferSpread"):
+        out.extend(_spread_rules(spec, cpu))
+    return out
+
+
+def _spread_rules(spec: dict[str, Any], cpu: dict[str, Any]) -> list[Finding]:
+    """GetSpreadOptions: ratio 2, else preferSpreadSocketToCoreRatio if set, else spreadOptions.ratio."""
+    options = _dict(cpu.get("spreadOptions"))
+    base = ("spec", "cpu", "spreadOptions")
+    across = options.get("across", "SocketsCores")
+    ratio = DEFAULT_SPREAD_RATIO
+    ratio_path: tuple[str, ...] = (*base, "ratio")
+    legacy = _int(spec.get("preferSpreadSocketToCoreRatio"))
+    if legacy:
+        ratio, ratio_path = legacy, ("spec", "preferSpreadSocketToCoreRatio")
+    if _int(options.get("ratio")) is not None:
+        ratio, ratio_path = options["ratio"], (*base, "ratio")
+    if across not in SPREAD_ACROSS:
+        return [
+            error(
+                "webhook.spread-across",
+                f'unsupported spreadOptions.across "{across}": expected one of {", ".join(SPREAD_ACROSS)}',
+                (*base, "across"),
+            )
+        ]
+    if across == "CoresThreads" and ratio != 2:
+        return [
+            error(
+                "webhook.spread-ratio",
+                f"spreadOptions.across CoresThreads only supports a ratio of 2, got {ratio}",
+                ratio_path,
+            )
+        ]
+    return []
+
+
+def virtual_machine_rules(obj: dict[str, Any]) -> list[Finding]:
+    spec = _dict(obj.get("spec"))
+    out: list[Finding] = []
+    for field in ("instancetype", "preference"):
+        matcher = spec.get(field)
+        if not isinstance(matcher, dict):
+            continue
+        base = ("spec", field)
+        name, infer, kind = matcher.get("name"), matcher.get("inferFromVolume"), matcher.get("kind")
+        policy = matcher.get("inferFromVolumeFailurePolicy")
+        if not name and not infer:
+            out.append(error("webhook.matcher", f"{field} matcher needs either name or inferFromVolume", base))
+        if name and infer:
+            out.append(
+                error(
+                    "webhook.matcher",
+                    f"{field} matcher: name must not be set together with inferFromVolume",
+                    (*base, "name"),
+                )
+            )
+        if kind and infer:
+            out.append(
+                error(
+                    "webhook.matcher",
+                    f"{field} matcher: kind must be empty when inferFromVolume is used",
+                    (*base, "kind"),
+                )
+            )
+        if policy is not None and policy not in FAILURE_POLICIES:
+            out.append(
+                error(
+                    "webhook.infer-failure-policy",
+                    f'invalid inferFromVolumeFailurePolicy "{policy}": expected one of {", ".join(FAILURE_POLICIES)}',
+                    (*base, "inferFromVolumeFailurePolicy"),
+                )
+            )
+    return out
+
+
+RULES = {"instancetype": instancetype_rules, "preference": preference_rules}

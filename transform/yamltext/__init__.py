@@ -1,0 +1,1 @@
+"""YAML/JSON text: bytes and line endings, parsing with positions, the edit planner, emitting new nodes."""
