@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 try:
-    from tests.kubevirt_model import (
+    from tests.oracles.kubevirt_model import (
         ModelError,
         canonical_quantity,
         expected_name,
@@ -533,7 +533,7 @@ def test_empty_slices_and_value_strings_are_omitted() -> None:
 
 # --- the fixtures' own "# expect:" headers agree with the model ----------------------------------
 
-FIXTURES = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "revisions").glob("*.yaml"))
+FIXTURES = sorted((Path(__file__).resolve().parents[2] / "fixtures" / "revisions").glob("*.yaml"))
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])

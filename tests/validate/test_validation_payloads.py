@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.test_validation import INVALID, UNKNOWN, VALID
-from tests.validation_helpers import (
+from tests.validate.test_validation import INVALID, UNKNOWN, VALID
+from tests.validate.validation_helpers import (
     ENGINES,
     G,
     cr,
@@ -99,7 +99,7 @@ def test_import_does_not_load_jsonschema() -> None:
         "bad = [m for m in sys.modules if m.split('.')[0] in ('jsonschema', 'jsonschema_rs')]; "
         "assert not bad, bad"
     )
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     subprocess.run([sys.executable, "-c", code], check=True, cwd=root)
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.validation_helpers import (
+from tests.validate.validation_helpers import (
     engine,  # noqa: F401  (autouse: runs every test with each engine)
     it,
     pref,

@@ -7,7 +7,7 @@ import pathlib
 import pytest
 import yaml
 
-from tests import kubevirt_model as model
+from tests.oracles import kubevirt_model as model
 from transform.convert.index import Index
 from transform.model.settings import Settings
 from transform.pipeline.onefile import upgrade_file
@@ -17,7 +17,7 @@ DO_BETTER = {
     "flavor-kind": "revision.flavor",  # KubeVirt: no kind registered; we convert the pre-rename group
     "label-lies-v1beta1": "revision.label-lies",  # KubeVirt trusts the label and never reads it right
 }
-FIXTURES = sorted((pathlib.Path(__file__).parent.parent / "fixtures" / "revisions").glob("*.yaml"))
+FIXTURES = sorted((pathlib.Path(__file__).resolve().parents[2] / "fixtures" / "revisions").glob("*.yaml"))
 
 
 def _expect(text: str) -> str:

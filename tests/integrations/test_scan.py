@@ -289,7 +289,7 @@ def test_scan_items_direct() -> None:
 
 
 def test_flavor_era_in_scan() -> None:
-    fixtures = Path(__file__).resolve().parent.parent / "fixtures" / "flavor"
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures" / "flavor"
     code, out = run("--format", "json", "--target-kubevirt", "0.55", str(fixtures))
     d = json.loads(out)
     assert {g["era"] for g in d["revisions"]} == {"F0"}

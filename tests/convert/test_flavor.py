@@ -12,7 +12,7 @@ import yaml
 from transform.cli.main import main
 from transform.convert import flavor, payloads, revisions
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "flavor"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "flavor"
 
 
 def load(name: str) -> Any:

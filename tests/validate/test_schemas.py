@@ -15,7 +15,7 @@ from transform.kubevirt import fields, schemagen
 from transform.kubevirt.releases import parse_release
 from transform.validate.schemas import SOURCE_DIR, load_schema, schema_name
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared/reference/crd-schemas"
+REFERENCE = Path(__file__).resolve().parents[3] / "shared/reference/crd-schemas"
 needs_reference = pytest.mark.skipif(
     not REFERENCE.is_dir(), reason=f"reference CRD schemas not found at {REFERENCE} (shared checkout absent)"
 )

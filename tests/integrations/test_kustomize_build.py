@@ -11,7 +11,7 @@ import yaml
 
 from transform.cli.main import main
 
-EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "gitops-repo"
+EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "gitops-repo"
 KUBECTL = shutil.which("kubectl")
 
 

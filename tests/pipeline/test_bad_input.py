@@ -19,7 +19,7 @@ from transform.convert.index import Index
 from transform.model.settings import Settings
 from transform.pipeline.onefile import upgrade_file
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 OBJECTS = ROOT / "fixtures" / "objects"
 GOOD = ["instancetype-v1alpha1.yaml", "preference-v1alpha2.yaml", "clusterpreference-v1alpha2.json"]
 TIMEOUT = 60

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.validation_helpers import (
+from tests.validate.validation_helpers import (
     G,
     cr,
     engine,  # noqa: F401  (autouse: runs every test with each engine)

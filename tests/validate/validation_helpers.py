@@ -12,7 +12,7 @@ import pytest
 
 from transform.validate import documents as validation
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared/reference/crd-schemas"
+REFERENCE = Path(__file__).resolve().parents[3] / "shared/reference/crd-schemas"
 ENGINES = ["jsonschema"] + (["jsonschema-rs"] if importlib.util.find_spec("jsonschema_rs") else [])
 G = "instancetype.kubevirt.io"
 

@@ -19,7 +19,7 @@ from transform.model.settings import Settings
 from transform.pipeline import onefile as engine
 from transform.pipeline.onefile import upgrade_file
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 FIXTURES = sorted(p for p in (ROOT / "fixtures").rglob("*") if p.suffix in (".yaml", ".json"))
 MUTATIONS = 2000
 BUDGET_SECONDS = 30

@@ -14,7 +14,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests import kubevirt_model as model
+from tests.oracles import kubevirt_model as model
 from transform.convert.index import Index
 from transform.model.findings import Severity
 from transform.model.settings import Settings

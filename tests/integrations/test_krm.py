@@ -22,7 +22,7 @@ import yaml
 from transform.integrations import krm
 from transform.model.settings import Settings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 RL_YAML = """\

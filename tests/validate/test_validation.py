@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.validation_helpers import (
+from tests.validate.validation_helpers import (
     REFERENCE,
     G,
     _rows,

@@ -19,7 +19,7 @@ from transform.model.settings import Settings
 from transform.pipeline import sinks
 from transform.pipeline.onefile import upgrade_file
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 OBJECTS = ROOT / "fixtures" / "objects"
 TEMP_PREFIX = ".instancetype-upgrade."
 TIMEOUT = 120

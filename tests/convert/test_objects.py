@@ -147,7 +147,7 @@ def test_invalid_upgrade_is_not_written() -> None:
     assert any("spec.cpu.guest" in e and ":6:" in e for e in errors), errors
 
 
-OBJECT_FIXTURES = sorted((pathlib.Path(__file__).parent.parent / "fixtures" / "objects").glob("*"))
+OBJECT_FIXTURES = sorted((pathlib.Path(__file__).resolve().parents[2] / "fixtures" / "objects").glob("*"))
 
 
 @pytest.mark.parametrize("path", OBJECT_FIXTURES, ids=[p.name for p in OBJECT_FIXTURES])
@@ -174,7 +174,7 @@ def test_output_reads_back_the_same_in_a_second_parser() -> None:
     from ruamel.yaml import YAML
 
     src = (
-        pathlib.Path(__file__).parent.parent
+        pathlib.Path(__file__).resolve().parents[2]
         / "examples"
         / "gitops-repo"
         / "exported"

@@ -10,7 +10,7 @@ import yaml
 
 from transform.cli.main import main
 
-TREES = pathlib.Path(__file__).resolve().parent.parent / "fixtures" / "trees"
+TREES = pathlib.Path(__file__).resolve().parents[2] / "fixtures" / "trees"
 CASES = [("gitops", []), ("export", ["--rename"])]
 
 

@@ -11,7 +11,7 @@ import sys
 import pytest
 import yaml
 
-EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "kustomize-plugin"
+EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "kustomize-plugin"
 KUBECTL = shutil.which("kubectl")
 
 
@@ -30,7 +30,7 @@ def build(tmp_path: pathlib.Path, edit: str = "") -> subprocess.CompletedProcess
         **os.environ,
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
         "INSTANCETYPE_UPGRADE": str(tool),
-        "PYTHONPATH": str(pathlib.Path(__file__).resolve().parent.parent),
+        "PYTHONPATH": str(pathlib.Path(__file__).resolve().parents[2]),
     }
     return subprocess.run(
         [KUBECTL or "kubectl", "kustomize", "--enable-alpha-plugins", str(tmp_path / "ex" / "app")],
