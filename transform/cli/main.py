@@ -161,7 +161,29 @@ def _common(kw: dict[str, Any]) -> Common:
     )
 
 
+class _LazyGroup(click.Group):
+    """A group whose rarer subcommands are imported only when named (click's documented pattern):
+    `fix`/`check` under pre-commit do not pay for building `krm`, `backup` and `scan`."""
+
+    LAZY = {
+        "backup": "transform.cli.cmd_backup",
+        "krm": "transform.cli.cmd_krm",
+        "scan": "transform.cli.cmd_scan",
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.LAZY})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.LAZY:
+            import importlib
+
+            self.add_command(getattr(importlib.import_module(self.LAZY[cmd_name]), cmd_name))
+        return super().get_command(ctx, cmd_name)
+
+
 @click.group(
+    cls=_LazyGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog=EXIT_CODES_HELP + "\n" + LIMITS_HELP,
 )
@@ -292,15 +314,3 @@ def main(argv: list[str] | None = None) -> int:
         click.echo("aborted", err=True)
         return 130
     return EXIT_OK
-
-
-# --- subcommands defined in their own modules (each imports only click at module level) ---
-from transform.cli.cmd_krm import krm  # noqa: E402
-
-cli.add_command(krm)
-from transform.cli.cmd_backup import backup  # noqa: E402
-
-cli.add_command(backup)
-from transform.cli.cmd_scan import scan  # noqa: E402
-
-cli.add_command(scan)
