@@ -19,6 +19,7 @@ from typing import Any
 
 from transform.kubevirt import fields, releases
 from transform.model.findings import Finding, Severity, error, format_path
+from transform.model.plain import PayloadError, loads_json
 from transform.validate import crds, objectmeta, webhooks
 from transform.validate.schemas import load_schema
 from transform.validate.structural import Node, Validator
@@ -184,7 +185,9 @@ def _wrapper(data: dict[str, Any], partial: bool) -> list[Finding]:
     ):
         return out
     try:
-        spec = json.loads(base64.b64decode(data["spec"], validate=True))
+        spec = loads_json(base64.b64decode(data["spec"], validate=True))
+    except PayloadError as exc:
+        return [*out, error("payload.limit", f"decoded spec refused: {exc}", ("spec",))]
     except (binascii.Error, ValueError):
         return [*out, error("payload.spec-encoding", "spec is not base64-encoded JSON", ("spec",))]
     if not isinstance(spec, dict):
