@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pathlib
-import tomllib
 
 import click
 import pytest
+import tomllib
 from click.testing import CliRunner
 
 from transform.cli import main as main_module
