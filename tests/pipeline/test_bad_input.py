@@ -201,20 +201,23 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
-def run_cli(*args: str, cwd: pathlib.Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, cwd: pathlib.Path | None = None, input_: str | None = None) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run(
         [sys.executable, "-m", "transform", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,  # the report (stdout) and the messages (stderr) in one stream
+        input=input_,
+        capture_output=True,
         text=True,
         timeout=TIMEOUT,
         cwd=cwd or ROOT,
         preexec_fn=_limit_memory,
         env={**os.environ, "INSTANCETYPE_UPGRADE_DEBUG": ""},
     )
-    assert "Traceback" not in proc.stdout, proc.stdout
-    assert "internal error" not in proc.stdout, proc.stdout
-    assert proc.returncode != 123, proc.stdout
+    if "-" not in args and args[:1] != ("diff",):
+        # stdout carries the report: `stderr` here is everything a person reads, report then messages
+        proc = subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout, proc.stdout + proc.stderr)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert "internal error" not in proc.stderr, proc.stderr
+    assert proc.returncode != 123, proc.stderr
     return proc
 
 
@@ -247,48 +250,48 @@ def test_bad_file_in_a_tree(tmp_path: pathlib.Path, name: str) -> None:
     data, pattern, args = BAD[name]
     make_tree(tmp_path, {name: data})
     proc = run_cli("fix", *args, str(tmp_path))
-    assert proc.returncode == 3, proc.stdout
+    assert proc.returncode == 3, proc.stderr
     assert (tmp_path / name).read_bytes() == data
     assert_good_upgraded(tmp_path)
-    problems = [ln for ln in proc.stdout.splitlines() if ": error:" in ln]
-    assert problems and all(name in ln for ln in problems), proc.stdout
-    assert re.search(pattern, proc.stdout), proc.stdout
+    problems = [ln for ln in proc.stderr.splitlines() if ": error:" in ln]
+    assert problems and all(name in ln for ln in problems), proc.stderr
+    assert re.search(pattern, proc.stderr), proc.stderr
 
 
 def test_every_bad_file_at_once(tmp_path: pathlib.Path) -> None:
     bad = {name: data for name, (data, _p, args) in BAD.items() if not args}
     make_tree(tmp_path, {**bad, **FINE, **NOT_OURS})
     proc = run_cli("fix", str(tmp_path))
-    assert proc.returncode == 3, proc.stdout
+    assert proc.returncode == 3, proc.stderr
     for name, data in {**bad, **FINE, **NOT_OURS}.items():
         assert (tmp_path / name).read_bytes() == data, name
     assert_good_upgraded(tmp_path)
     for name, (_d, pattern, _a) in BAD.items():
         if name in bad:
-            assert re.search(pattern, proc.stdout), (name, proc.stdout)
+            assert re.search(pattern, proc.stderr), (name, proc.stderr)
     for name in {**FINE, **NOT_OURS}:
-        assert f"/{name}" not in proc.stdout, proc.stdout
+        assert f"/{name}" not in proc.stderr, proc.stderr
 
 
 def test_fine_and_foreign_files_are_silent(tmp_path: pathlib.Path) -> None:
     make_tree(tmp_path, {**FINE, **NOT_OURS})
     proc = run_cli("fix", str(tmp_path))
-    assert proc.returncode == 1, proc.stdout
+    assert proc.returncode == 1, proc.stderr
     for name, data in {**FINE, **NOT_OURS}.items():
         assert (tmp_path / name).read_bytes() == data, name
-        assert f"/{name}" not in proc.stdout, proc.stdout
+        assert f"/{name}" not in proc.stderr, proc.stderr
     assert_good_upgraded(tmp_path)
     proc = run_cli("fix", str(tmp_path))  # a second run: nothing left to do
-    assert proc.returncode == 0, proc.stdout
+    assert proc.returncode == 0, proc.stderr
 
 
 @pytest.mark.parametrize("data", sorted(FINE.values()) + sorted(NOT_OURS.values()))
 def test_fine_and_foreign_files_alone(tmp_path: pathlib.Path, data: bytes) -> None:
     (tmp_path / "x.yaml").write_bytes(data)
     proc = run_cli("fix", str(tmp_path))
-    assert proc.returncode == 0, proc.stdout
+    assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "x.yaml").read_bytes() == data
-    assert "x.yaml" not in proc.stdout
+    assert "x.yaml" not in proc.stderr
 
 
 DUP = (
@@ -299,8 +302,8 @@ DUP = (
 def test_duplicate_keys_warn(tmp_path: pathlib.Path) -> None:
     make_tree(tmp_path, {"dup.yaml": DUP})
     proc = run_cli("fix", str(tmp_path))
-    assert proc.returncode == 1, proc.stdout
-    assert re.search(r"dup\.yaml:11:\d+: warning: .*duplicate key", proc.stdout), proc.stdout
+    assert proc.returncode == 1, proc.stderr
+    assert re.search(r"dup\.yaml:11:\d+: warning: .*duplicate key", proc.stderr), proc.stderr
     assert b"instancetype.kubevirt.io/v1beta1" in (tmp_path / "dup.yaml").read_bytes()
     assert_good_upgraded(tmp_path)
 
@@ -308,8 +311,8 @@ def test_duplicate_keys_warn(tmp_path: pathlib.Path) -> None:
 def test_duplicate_keys_strict_is_an_error(tmp_path: pathlib.Path) -> None:
     make_tree(tmp_path, {"dup.yaml": DUP})
     proc = run_cli("fix", "--strict", str(tmp_path))
-    assert proc.returncode == 3, proc.stdout
-    assert re.search(r"dup\.yaml:11:\d+: error: .*duplicate key", proc.stdout), proc.stdout
+    assert proc.returncode == 3, proc.stderr
+    assert re.search(r"dup\.yaml:11:\d+: error: .*duplicate key", proc.stderr), proc.stderr
     assert (tmp_path / "dup.yaml").read_bytes() == DUP
     assert_good_upgraded(tmp_path)
 
@@ -318,5 +321,5 @@ def test_just_under_the_size_limit_is_upgraded(tmp_path: pathlib.Path) -> None:
     data = (OBJECTS / GOOD[0]).read_bytes()
     (tmp_path / "a.yaml").write_bytes(data)
     proc = run_cli("fix", "--max-document-size", str(len(data)), str(tmp_path))
-    assert proc.returncode == 1, proc.stdout
+    assert proc.returncode == 1, proc.stderr
     assert (tmp_path / "a.yaml").read_bytes() == expected_upgrade(GOOD[0])
