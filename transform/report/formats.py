@@ -37,7 +37,7 @@ The same schema is described in docs/report-schema.md.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +55,8 @@ __all__ = [
     "plural",
     "render_json",
     "render_junit",
+    "render_markdown",
+    "RENDERERS",
     "render_sarif",
     "render_text",
     "summary_line",
@@ -342,9 +344,35 @@ def render_sarif(findings: Sequence[Finding], summary: Summary) -> str:
         "results": results,
     }
     document = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
-    import json
+    import json  # lazy: the text report (pre-commit) does not need it
 
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+# ---- Markdown (pull-request comments, as pluto -o markdown) --------------------------------------
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(findings: Sequence[Finding], summary: Summary) -> str:
+    """A heading, the summary line, and one table row per finding (file:line, severity, code, object, message)."""
+    lines = [f"### {TOOL_NAME} {summary.command}", "", summary_line(findings, summary), ""]
+    if findings:
+        lines += ["| location | severity | code | object | message |", "| --- | --- | --- | --- | --- |"]
+        for f in findings:
+            where = (f.file or "<stdin>") + (f":{f.line}" if f.line else "")
+            obj = f.object + (f" `{f.field_path}`" if f.path else "")
+            lines.append(
+                f"| `{_md_cell(where)}` | {f.severity.value} | `{f.code}` | {_md_cell(obj)} | {_md_cell(f.message)} |"
+            )
+        lines.append("")
+    if summary.renames:
+        would = summary.command in _WOULD
+        lines += [f"- {_md_cell(_rename_line(ns, old, new, would=would))}" for ns, old, new in summary.renames]
+        lines.append("")
+    return "\n".join(lines)
 
 
 # ---- KRM -----------------------------------------------------------------------------------
@@ -391,3 +419,12 @@ def krm_results(findings: Sequence[Finding]) -> list[dict[str, Any]]:
         result["tags"] = {"code": f.code}
         out.append(result)
     return out
+
+
+RENDERERS: dict[str, Callable[[Sequence[Finding], Summary], str]] = {
+    "text": render_text,
+    "json": render_json,
+    "junit": render_junit,
+    "sarif": render_sarif,
+    "markdown": render_markdown,
+}
