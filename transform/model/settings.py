@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 LATEST_RELEASE = (1, 9)
+CDI_DEFAULT_RELEASE = (1, 56)  # == transform.kubevirt.apis.CDI_DEFAULT (a test checks); here for start-up time
 DEFAULT_MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
 
 
@@ -17,3 +18,5 @@ class Settings:
     modernize: bool = False
     modernize_revisions: bool = False
     validate_output: bool = True
+    target_cdi: tuple[int, int] = CDI_DEFAULT_RELEASE
+    drop_server_fields: bool = False  # remove managedFields/status naming old API versions
