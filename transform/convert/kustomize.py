@@ -23,7 +23,7 @@ from typing import Any
 
 from transform.convert import GROUPS, LATEST, apiversion, upgrade_kind
 from transform.kubevirt import apis
-from transform.model.findings import Finding, info
+from transform.model.findings import Finding, error, info
 
 Path = tuple[Any, ...]
 
@@ -69,7 +69,16 @@ def upgrade_kustomization(
     """
     targets = targets or apis.Targets(apis.LATEST_KUBEVIRT)
     new = copy.deepcopy(obj)
-    findings: list[Finding] = []
+    findings: list[Finding] = [
+        error(
+            "kustomize.not-a-list",
+            f"{key} is a {type(obj[key]).__name__}, not a list: kustomize refuses this kustomization; "
+            "write a list of patches",
+            (key,),
+        )
+        for key in ("patches", "patchesJson6902", "patchesStrategicMerge")
+        if obj.get(key) is not None and not isinstance(obj[key], list)
+    ]
     for key in ("patches", "patchesJson6902"):
         entries = new.get(key)
         if not isinstance(entries, list):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from transform.model.limits import DEFAULT_MAX_DOCUMENT_BYTES
+
 LATEST_RELEASE = (1, 9)
 CDI_DEFAULT_RELEASE = (1, 56)  # == transform.kubevirt.apis.CDI_DEFAULT (a test checks); here for start-up time
-DEFAULT_MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)
