@@ -201,9 +201,10 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
-def run_cli(*args: str, cwd: pathlib.Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, cwd: pathlib.Path | None = None, input_: str | None = None) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run(
         [sys.executable, "-m", "transform", *args],
+        input=input_,
         capture_output=True,
         text=True,
         timeout=TIMEOUT,

@@ -17,7 +17,7 @@ from typing import Any
 from transform import convert
 from transform.kubevirt import fields, gojson
 from transform.model.findings import Finding, format_path, info, warning
-from transform.model.plain import as_map
+from transform.model.plain import PayloadError, as_map, loads_json
 
 LABEL = "instancetype.kubevirt.io/"
 NAMESPACED_KIND = {"instancetype": "VirtualMachineInstancetype", "preference": "VirtualMachinePreference"}
@@ -182,8 +182,8 @@ def decode(data: Any) -> Decoded:
     )
 
 
-def _strict_json(raw: bytes) -> Any:
-    """json.loads, refusing duplicate keys as sigs.k8s.io/json's strict decoding does."""
+def _no_duplicate_keys(raw: bytes) -> None:
+    """Refuse duplicate keys, as sigs.k8s.io/json's strict decoding does (`raw` is known to parse)."""
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -193,14 +193,22 @@ def _strict_json(raw: bytes) -> Any:
             out[key] = value
         return out
 
-    return json.loads(raw, object_pairs_hook=pairs)
+    json.loads(raw, object_pairs_hook=pairs)
 
 
 def _decode_wrapper(data: dict[str, Any]) -> Decoded:
     raw = data["spec"]
     try:
-        spec = _strict_json(base64.b64decode(re.sub(r"[\r\n]", "", raw), validate=True))
-    except (binascii.Error, ValueError, RecursionError):
+        payload = base64.b64decode(re.sub(r"[\r\n]", "", raw), validate=True)
+        spec = loads_json(payload)
+        _no_duplicate_keys(payload)
+    except PayloadError as exc:
+        raise RevisionError(
+            "revision.payload-limit",
+            f"data.spec decodes to JSON the tool refuses: {exc}; KubeVirt cannot store such an object either",
+            ("data", "spec"),
+        ) from None
+    except (binascii.Error, ValueError):
         raise RevisionError(
             "revision.bad-wrapper",
             "data.spec is not base64 of a JSON object (KubeVirt needs padded standard base64 and fails with "

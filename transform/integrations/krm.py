@@ -120,9 +120,7 @@ def _document(source: textio.Source) -> tuple[textio.Chunk, Any]:
 
 
 def _content(body: str) -> bool:
-    return any(
-        s and not s.startswith(("#", "%")) and s not in ("---", "...") for s in (ln.strip() for ln in body.splitlines())
-    )
+    return textio.has_content(body)
 
 
 def _items(value: dict[str, Any]) -> list[Any]:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from transform.model.limits import DEFAULT_MAX_DOCUMENT_BYTES
+
 LATEST_RELEASE = (1, 9)
-DEFAULT_MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)
