@@ -37,6 +37,9 @@ ALLOWED = {
     "transform.yamltext.textio",
     "transform.convert",
     "transform.convert.kustomize",
+    "transform.convert.apiversion",
+    "transform.kubevirt",
+    "transform.kubevirt.apis",  # the pre-filter's needles come from the API table
     "transform.convert.flavor_v1alpha1",
     "transform.convert.instancetype_v1alpha1",
     "transform.convert.instancetype_v1alpha2",
