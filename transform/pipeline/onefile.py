@@ -14,14 +14,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from yaml.nodes import Node
-
 from transform.convert.dispatch import Change, upgrade_document
 from transform.convert.index import Index
 from transform.model.findings import Finding, Severity, error
 from transform.model.settings import Settings
 from transform.yamltext import edits, emit, nodepath, textio
 from transform.yamltext import nodes as yamlnodes
+from transform.yamltext.nodes import Node
 
 
 @dataclass
