@@ -262,6 +262,10 @@ def validate(paths: tuple[str, ...], **kw: Any) -> None:
 
 
 def _guard(fn: Callable[[Common], int], c: Common) -> int:
+    if c.debug:
+        from transform.yamltext import nodes  # ruamel.yaml: loaded up front only with --debug
+
+        click.echo(f"instancetype-upgrade: debug: {nodes.parser_description()}", err=True)
     try:
         return fn(c)
     except KeyboardInterrupt:

@@ -66,7 +66,7 @@ class PureLoader(Reader, Scanner, Parser, Composer, KubernetesResolver):
 
 if CParser is not None:
 
-    class CLoader(CParser, KubernetesResolver):  # type: ignore[misc,valid-type]
+    class CLoader(CParser, KubernetesResolver):
         """libyaml's scanner, parser and composer (in C), with the Kubernetes resolver."""
 
         def __init__(self, stream: str) -> None:
@@ -83,6 +83,14 @@ _loader: type = _LOADERS["pure" if os.environ.get(PARSER_ENV) == "pure" else nex
 def parser_name() -> str:
     """Which parser composes: `libyaml` (ruamel.yaml.clib, C) or `pure` (ruamel.yaml's Python parser)."""
     return "libyaml" if _loader is _LOADERS.get("libyaml") else "pure"
+
+
+def parser_description() -> str:
+    """One line for `--debug`: which YAML parser composes, and why."""
+    if parser_name() == "libyaml":
+        return "YAML parser: libyaml (ruamel.yaml.clib C extension)"
+    why = f"{PARSER_ENV}=pure" if "libyaml" in _LOADERS else "ruamel.yaml.clib is not installed"
+    return f"YAML parser: ruamel.yaml pure Python ({why}; slower, same results)"
 
 
 def use_parser(name: str) -> str:
@@ -163,7 +171,7 @@ def compose(text: str) -> Node | None:
         ) from None
     except YAMLError as exc:
         raise ParseError(f"invalid YAML: {' '.join(str(exc).split())}") from None
-    return root  # type: ignore[no-any-return]
+    return root
 
 
 def construct(root: Node) -> Any:

@@ -72,7 +72,7 @@ class Builder:
 
     def __init__(self) -> None:
         self.memo: dict[int, Any] = {}
-        self.dup_maps: list[MappingNode] = []
+        self.dup_maps: list[Node] = []
 
     def value(self, node: Node, depth: int) -> Any:
         if depth > MAX_DEPTH:
@@ -100,7 +100,7 @@ class Builder:
         if node.__class__ is not ScalarNode:
             raise error_at("a mapping key must be a scalar (Kubernetes cannot use a mapping or list as a key)", node)
         if node.ctag is _STR_TAG:
-            return node.value  # type: ignore[no-any-return]
+            return node.value
         tag = str(node.tag)
         try:
             if tag == FLOAT and node.value in SPECIAL_FLOATS:
@@ -135,7 +135,7 @@ class Builder:
             out.update(self.value(m, depth))
 
 
-def to_value(root: Node) -> tuple[Any, list[MappingNode]]:
+def to_value(root: Node) -> tuple[Any, list[Node]]:
     """The JSON-shaped value of `root` and the mappings that may hold duplicate keys."""
     builder = Builder()
     return builder.value(root, 1), builder.dup_maps
