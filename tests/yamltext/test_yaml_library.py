@@ -24,8 +24,7 @@ def _imports(path: Path) -> set[str]:
 
 def test_only_yamltext_imports_the_yaml_library() -> None:
     importers = {
-        str(p.relative_to(PACKAGE)): _imports(p) & {"ruamel", "yaml", "_ruamel_yaml"}
-        for p in PACKAGE.rglob("*.py")
+        str(p.relative_to(PACKAGE)): _imports(p) & {"ruamel", "yaml", "_ruamel_yaml"} for p in PACKAGE.rglob("*.py")
     }
     assert not any("yaml" in libs for libs in importers.values()), "PyYAML is a test dependency only"
     outside = {p for p, libs in importers.items() if libs and not p.startswith("yamltext/")}
