@@ -201,9 +201,10 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
-def run_cli(*args: str, cwd: pathlib.Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, cwd: pathlib.Path | None = None, input_: str | None = None) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run(
         [sys.executable, "-m", "transform", *args],
+        input=input_,
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
@@ -211,6 +212,9 @@ def run_cli(*args: str, cwd: pathlib.Path | None = None) -> subprocess.Completed
         preexec_fn=_limit_memory,
         env={**os.environ, "INSTANCETYPE_UPGRADE_DEBUG": ""},
     )
+    if "-" not in args and args[:1] != ("diff",):
+        # stdout carries the report: `stderr` here is everything a person reads, report then messages
+        proc = subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout, proc.stdout + proc.stderr)
     assert "Traceback" not in proc.stderr, proc.stderr
     assert "internal error" not in proc.stderr, proc.stderr
     assert proc.returncode != 123, proc.stderr

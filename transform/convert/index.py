@@ -77,11 +77,11 @@ class Index:
 
     def _add_kustomization(self, doc: dict[str, Any], base: str) -> None:
         prefix = base.rsplit("/", 1)[0] + "/" if "/" in base else ""
-        for entry in doc.get("patchesStrategicMerge") or []:
+        for entry in _list(doc.get("patchesStrategicMerge")):
             if isinstance(entry, str) and "\n" not in entry:
                 self.patch_files.add(_norm(prefix + entry))
         for key in ("patches", "patchesJson6902"):
-            for entry in doc.get(key) or []:
+            for entry in _list(doc.get(key)):
                 if isinstance(entry, dict) and isinstance(entry.get("path"), str):
                     self.patch_files.add(_norm(prefix + entry["path"]))
 
@@ -98,6 +98,12 @@ class Index:
 
     def referenced(self, name: str) -> bool:
         return name in self.refs
+
+
+def _list(value: Any) -> list[Any]:
+    """A list field of a hand-written file: anything else (`patches: 5`) reads as empty here and is
+    judged by the kustomization's own checks."""
+    return value if isinstance(value, list) else []
 
 
 def _is_kustomization(name: str) -> bool:

@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from transform.convert import GROUPS, LATEST, upgrade_kind
-from transform.model.findings import Finding, info
+from transform.model.findings import Finding, error, info
 
 Path = tuple[Any, ...]
 
@@ -62,7 +62,16 @@ def upgrade_kustomization(obj: dict[str, Any]) -> tuple[dict[str, Any], list[Fin
     located at the changed field.
     """
     new = copy.deepcopy(obj)
-    findings: list[Finding] = []
+    findings: list[Finding] = [
+        error(
+            "kustomize.not-a-list",
+            f"{key} is a {type(obj[key]).__name__}, not a list: kustomize refuses this kustomization; "
+            "write a list of patches",
+            (key,),
+        )
+        for key in ("patches", "patchesJson6902", "patchesStrategicMerge")
+        if obj.get(key) is not None and not isinstance(obj[key], list)
+    ]
     for key in ("patches", "patchesJson6902"):
         entries = new.get(key)
         if not isinstance(entries, list):

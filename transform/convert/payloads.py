@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 from transform import convert
 from transform.kubevirt import fields
 from transform.model.findings import Finding, info, warning
-from transform.model.plain import as_map
+from transform.model.plain import PayloadError, as_map, loads_json
 
 LABEL = "instancetype.kubevirt.io/"
 NAMESPACED_KIND = {"instancetype": "VirtualMachineInstancetype", "preference": "VirtualMachinePreference"}
@@ -142,7 +141,13 @@ def _decode_wrapper(data: dict[str, Any]) -> Decoded:
     raw = data["spec"]
     try:
         payload = base64.b64decode(re.sub(r"[\r\n]", "", raw), validate=True)
-        spec = json.loads(payload)
+        spec = loads_json(payload)
+    except PayloadError as exc:
+        raise RevisionError(
+            "revision.payload-limit",
+            f"data.spec decodes to JSON the tool refuses: {exc}; KubeVirt cannot store such an object either",
+            ("data", "spec"),
+        ) from None
     except (binascii.Error, ValueError):
         raise RevisionError(
             "revision.bad-wrapper",

@@ -135,7 +135,7 @@ def scan_items(
         for pd in iter_documents(name, source, settings, problems):
             if pd.doc is None:
                 continue
-            line0 = source.text.count("\n", 0, pd.chunk.start)
+            line0 = pd.line0
             root = pd.doc.root
 
             def where(path: tuple[Any, ...], line0: int = line0, root: Any = root) -> int:

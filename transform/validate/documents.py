@@ -20,6 +20,7 @@ from typing import Any
 from transform.kubevirt import fields, releases
 from transform.kubevirt.fielddsl import iter_unknown
 from transform.model.findings import Finding, Severity, error, format_path, warning
+from transform.model.plain import PayloadError, loads_json
 from transform.validate import webhooks
 from transform.validate.schemas import load_schema, schema_name
 
@@ -280,7 +281,9 @@ def _wrapper(data: dict[str, Any], partial: bool) -> list[Finding]:
     ):
         return out
     try:
-        spec = json.loads(base64.b64decode(data["spec"], validate=True))
+        spec = loads_json(base64.b64decode(data["spec"], validate=True))
+    except PayloadError as exc:
+        return [*out, error("payload.limit", f"decoded spec refused: {exc}", ("spec",))]
     except (binascii.Error, ValueError):
         return [*out, error("payload.spec-encoding", "spec is not base64-encoded JSON", ("spec",))]
     if not isinstance(spec, dict):

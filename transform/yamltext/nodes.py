@@ -152,7 +152,7 @@ def _check_depth(text: str) -> None:
             worst = max(worst, depth)
         if worst > MAX_DEPTH:
             raise ParseError(f"nesting deeper than {MAX_DEPTH} levels; refusing to parse")
-    if (" " * (MAX_DEPTH * 2) in text and re.search(rf"^ {{{MAX_DEPTH * 2},}}\S", text, re.M)) or (
+    if (" " * (MAX_DEPTH * 2) in text and re.search(rf"(?<![^\r\n]) {{{MAX_DEPTH * 2},}}\S", text)) or (
         text.count("-") > MAX_DEPTH and re.search(rf"(?:-[ \t]+){{{MAX_DEPTH},}}", text)
     ):
         raise ParseError(f"nesting deeper than {MAX_DEPTH} levels; refusing to parse")
