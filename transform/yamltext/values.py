@@ -47,9 +47,10 @@ def error_at(message: str, node: Node) -> ParseError:
 
 
 def _float(text: str) -> float:
-    if text in SPECIAL_FLOATS:
-        raise ValueError(f"{text!r} is a float that JSON cannot encode (Kubernetes refuses it); quote it")
-    return float(text.replace("_", ""))
+    """A float's value; `.inf`/`.nan` too (Kubernetes resolves them, then cannot encode them: the
+    pipeline refuses them with the field's path)."""
+    special = SPECIAL_FLOATS.get(text)
+    return float(text.replace("_", "")) if special is None else special
 
 
 _TAGS = KubernetesResolver.TAGS
