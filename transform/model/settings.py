@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from transform.model.limits import DEFAULT_MAX_DOCUMENT_BYTES
+from transform.model.limits import DEFAULT_MAX_ARCHIVE_BYTES, DEFAULT_MAX_DOCUMENT_BYTES
 
 LATEST_RELEASE = (1, 9)
 
@@ -18,3 +18,4 @@ class Settings:
     modernize: bool = False
     modernize_revisions: bool = False
     validate_output: bool = True
+    max_archive_bytes: int = DEFAULT_MAX_ARCHIVE_BYTES
