@@ -249,7 +249,8 @@ def backup(tmp_path: Path) -> Path:
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     code = main(argv)
-    return code, capsys.readouterr().err
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err  # the report (stdout) and the messages (stderr)
 
 
 def header(m: tarfile.TarInfo) -> tuple[Any, ...]:

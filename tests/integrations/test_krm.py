@@ -223,7 +223,7 @@ def test_fix_upgrades_kustomization_patch_targets(tmp_path: Path) -> None:
         "{group: flavor.kubevirt.io, version: v1alpha1, kind: VirtualMachineFlavor}",
         "{group: instancetype.kubevirt.io, version: v1beta1, kind: VirtualMachineInstancetype}",
     )
-    assert b"patches[0].target.version" in proc.stderr
+    assert b"patches[0].target.version" in proc.stdout  # the report: stdout
 
 
 def test_upgrade_kustomization_inline_patches() -> None:

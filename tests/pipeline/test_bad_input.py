@@ -212,6 +212,9 @@ def run_cli(*args: str, cwd: pathlib.Path | None = None, input_: str | None = No
         preexec_fn=_limit_memory,
         env={**os.environ, "INSTANCETYPE_UPGRADE_DEBUG": ""},
     )
+    if "-" not in args and args[:1] != ("diff",):
+        # stdout carries the report: `stderr` here is everything a person reads, report then messages
+        proc = subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout, proc.stdout + proc.stderr)
     assert "Traceback" not in proc.stderr, proc.stderr
     assert "internal error" not in proc.stderr, proc.stderr
     assert proc.returncode != 123, proc.stderr

@@ -5,27 +5,12 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import TYPE_CHECKING, Any
 
+from transform.cli.exits import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, write_report
 from transform.model.findings import Finding, Severity, error, quote_name
 from transform.model.settings import Settings
 from transform.pipeline import sinks, sources
 from transform.pipeline.batch import Item, RunResult, read_inputs
-
-if TYPE_CHECKING:
-    from transform.cli.main import Common
-
-EXIT_OK, EXIT_CHANGED, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
-
-
-def settings_of(c: Common, extra: dict[str, Any] | None = None) -> Settings:
-    return Settings(
-        rename=c.rename,
-        strict=c.strict,
-        target=c.target,
-        max_document_bytes=c.max_document_bytes,
-        **(extra or {}),
-    )
 
 
 class Progress:
@@ -50,22 +35,11 @@ class Progress:
             sys.stderr.flush()
 
 
-def run(
-    command: str,
-    paths: list[str],
-    c: Common,
-    *,
-    output_dir: str | None = None,
-    write: bool = False,
-    extra: dict[str, Any] | None = None,
-) -> int:
-    settings = settings_of(c, extra)
+def run(command: str, paths: list[str], c: Settings) -> int:
+    """Run fix/check/diff/validate over `paths` (or ["-"]); the exit code."""
+    settings = c
     result = RunResult()
     stdin = paths == ["-"]
-    if "-" in paths and not stdin:
-        result.findings.append(error("usage", "- (stdin) cannot be combined with other paths"))
-        _report(command, result, c)
-        return EXIT_USAGE
     if stdin:
         items = [Item("<stdin>", sys.stdin.buffer.read())]
         result.files_seen = 1
@@ -82,8 +56,10 @@ def run(
 
             upgrade_items(items, settings, result, progress, jobs=c.jobs or os.cpu_count() or 1)
     progress.close()
-    code = _outputs(command, result, items, c, stdin=stdin, output_dir=output_dir, write=write)
-    _report(command, result, c)
+    code = _outputs(command, result, items, c, stdin=stdin, output_dir=c.output_dir, write=command == "fix")
+    report(command, result, c, stdout_is_data=stdin or command == "diff")
+    if command == "fix" and c.exit_zero_even_if_changed and code == EXIT_CHANGED:
+        return EXIT_OK
     return code
 
 
@@ -91,7 +67,7 @@ def _outputs(
     command: str,
     result: RunResult,
     items: list[Item],
-    c: Common,
+    c: Settings,
     *,
     stdin: bool,
     output_dir: str | None,
@@ -140,14 +116,14 @@ def _outputs(
     return EXIT_CHANGED if changed else EXIT_OK
 
 
-def _report(command: str, result: RunResult, c: Common) -> None:
-    from transform.report import formats as report
+def report(command: str, result: RunResult, c: Settings, *, stdout_is_data: bool = False) -> None:
+    from transform.report import formats
 
     findings = result.all_findings
     if c.quiet:
         findings = [f for f in findings if f.severity is not Severity.INFO]
     renames = [r for res in result.results if not res.failed for r in res.renames]
-    summary = report.Summary(
+    summary = formats.Summary(
         command=command,
         files_seen=result.files_seen,
         files_changed=len([r for r in result.results if r.changed and not r.failed]),
@@ -157,15 +133,7 @@ def _report(command: str, result: RunResult, c: Common) -> None:
         renames=renames,
         files=[r.name for r in result.results],
     )
-    render: dict[str, Any] = {
-        "text": lambda: report.render_text(findings, summary),
-        "json": lambda: report.render_json(findings, summary),
-        "junit": lambda: report.render_junit(findings, summary),
-        "sarif": lambda: report.render_sarif(findings, summary),
-    }
-    out = render[c.fmt.lower()]()
-    if out:
-        sys.stderr.write(out if out.endswith("\n") else out + "\n")
+    write_report(formats.RENDERERS[c.fmt.lower()](findings, summary), c.output_file, stdout_is_data=stdout_is_data)
 
 
 def sort_findings(findings: list[Finding]) -> list[Finding]:

@@ -11,18 +11,25 @@ one that is there) with the same minimal-edit planner. Pure: bytes in, bytes and
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from transform.model.findings import Finding, Severity, error, warning
+from transform.model.findings import Finding, Severity, error, info, warning
 from transform.model.plain import as_map
 from transform.model.settings import Settings
+from transform.report.formats import krm_results
 from transform.yamltext import textio
 
 PATH_KEYS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
 INDEX_KEYS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
 RESERVED_PREFIXES = ("internal.config.kubernetes.io/", "config.kubernetes.io/", "config.k8s.io/")
-OPTION_KEYS = ("rename", "strict", "target-kubevirt")
+BOOL_OPTIONS = {
+    "rename": "rename",
+    "strict": "strict",
+    "modernize": "modernize",
+    "modernize-revisions": "modernize_revisions",
+}
+OPTION_KEYS = (*BOOL_OPTIONS, "target-kubevirt")
 NAME = "<ResourceList>"
 
 
@@ -72,29 +79,27 @@ def options(function_config: Any, base: Settings) -> tuple[Settings, list[Findin
     values: dict[str, Any] = {}
     for key, value in conf.items():
         path = ("functionConfig", where, key)
-        if key in ("rename", "strict"):
+        if key in BOOL_OPTIONS:
             b = _bool(value)
             if b is None:
                 found.append(error("krm.config", f'{key}: expected "true" or "false", got {value!r}', path))
             else:
-                values[key] = b
+                values[BOOL_OPTIONS[key]] = b
         elif key == "target-kubevirt":
             from transform.kubevirt import releases
 
             try:
-                values["target"] = releases.parse_release(str(value))
+                values["target"], note = releases.parse_target(str(value))
             except ValueError as exc:
                 found.append(error("krm.config", f"{key}: {exc}", path))
+            else:
+                if note:
+                    found.append(info("krm.config", note, path))
         else:
             found.append(
                 warning("krm.config", f"unknown option {key!r} ignored (known: {', '.join(OPTION_KEYS)})", path)
             )
-    return Settings(
-        rename=values.get("rename", base.rename),
-        strict=values.get("strict", base.strict),
-        target=values.get("target", base.target),
-        max_document_bytes=base.max_document_bytes,
-    ), found
+    return replace(base, **values), found
 
 
 # --- the ResourceList -----------------------------------------------------------------------
@@ -182,41 +187,6 @@ def relocate(f: Finding, items: list[Any]) -> Finding:
 # --- results -----------------------------------------------------------------------------------
 
 
-def _field_path(path: tuple[Any, ...]) -> str:
-    """`("spec", "gpus", 0, "name")` -> `spec.gpus.0.name` (the functions spec's spelling)."""
-    return ".".join(str(p) for p in path)
-
-
-def result_of(f: Finding) -> dict[str, Any]:
-    """One KRM result (message, severity, resourceRef, field.path, file.path/index, tags)."""
-    r: dict[str, Any] = {"message": f.message, "severity": f.severity.value}
-    res = f.extra
-    ref = {
-        k: res.get(src)
-        for k, src in (("apiVersion", "api_version"), ("kind", "kind"), ("name", "name"), ("namespace", "namespace"))
-        if res.get(src)
-    }
-    if ref:
-        r["resourceRef"] = ref
-    if f.path:
-        r["field"] = {"path": _field_path(f.path)}
-    if f.file:
-        r["file"] = {"path": f.file, "index": f.doc or 0}
-    r["tags"] = {"code": f.code}
-    return r
-
-
-def krm_results(findings: list[Finding]) -> list[dict[str, Any]]:
-    """report.krm_results when the report module has it, else the same shape built here."""
-    try:
-        from transform.report import formats as report
-
-        build = report.krm_results
-    except (ImportError, AttributeError):
-        return [result_of(f) for f in findings]
-    return list(build(findings))
-
-
 def _with_results(source: textio.Source, text: str, results: list[dict[str, Any]]) -> str:
     """`text` with the top-level `results` set to `results` (removed when empty), as minimal edits."""
     from transform.yamltext import edits, emit
@@ -261,12 +231,7 @@ def process(data: bytes, base: Settings | None = None) -> Outcome:
     text = source.text
     upgraded = 0
     if not any(f.severity is Severity.ERROR for f in found):
-        settings = Settings(
-            rename=settings.rename,
-            strict=settings.strict,
-            target=settings.target,
-            max_document_bytes=max(settings.max_document_bytes, len(data)),
-        )
+        settings = replace(settings, max_document_bytes=max(settings.max_document_bytes, len(data)))
         index = build_index([Item(NAME, data)], settings)
         result = engine.upgrade_file(NAME, data, settings, index)
         items_after = items_before
@@ -289,7 +254,7 @@ def process(data: bytes, base: Settings | None = None) -> Outcome:
     if settings.strict:
         found = [f.at(severity=Severity.ERROR) if f.severity is Severity.WARNING else f for f in found]
     outcome = Outcome(b"", found, upgraded=upgraded)
-    outcome.results = krm_results(found)
+    outcome.results = krm_results(found)  # the report layer builds every KRM result
     outcome.data = source.encode(_with_results(source, text, outcome.results))
     return outcome
 

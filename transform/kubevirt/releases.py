@@ -108,6 +108,19 @@ def parse_release(value: str) -> Release:
     return release
 
 
+def parse_target(value: str) -> tuple[Release, str]:
+    """`--target-kubevirt` (and the KRM functionConfig's `target-kubevirt`): the release and a note
+    ("" when none) when the value names a release newer than the newest this tool knows."""
+    release = parse_release(value)
+    note = ""
+    if release == LATEST and not value.strip().lstrip("v").startswith(text(release)):
+        note = (
+            f"KubeVirt {value.strip()} is newer than the newest release this tool knows ({text(release)}); "
+            f"checking against {text(release)}"
+        )
+    return release, note
+
+
 def info(release: Release | str) -> ReleaseInfo:
     key = parse_release(release) if isinstance(release, str) else tuple(release)
     found = RELEASES.get(key)  # type: ignore[arg-type]

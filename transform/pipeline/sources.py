@@ -25,8 +25,17 @@ class Skipped:
 
 
 def _matches(rel: str, patterns: tuple[str, ...]) -> bool:
-    base = rel.rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(base, p) for p in patterns)
+    """A pattern with a slash matches the whole relative path; one without matches any component
+    (a bare name `exported` excludes that directory or file anywhere, as in ruff and black)."""
+    parts = [p for p in rel.split("/") if p not in ("", ".")]
+    for pattern in patterns:
+        pattern = pattern.rstrip("/")
+        if "/" in pattern:
+            if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel.removeprefix("./"), pattern.removeprefix("./")):
+                return True
+        elif any(fnmatch.fnmatch(part, pattern) for part in parts):
+            return True
+    return False
 
 
 def discover(
@@ -76,7 +85,8 @@ def _walk(
                 continue  # hidden files and directories, .git included
             rel = prefix + name
             if entry.is_dir(follow_symlinks=False):
-                subdirs.append((entry.path, rel + "/"))
+                if not (exclude and _matches(rel, exclude)):
+                    subdirs.append((entry.path, rel + "/"))
                 continue
             if include:
                 if not _matches(rel, include):

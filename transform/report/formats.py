@@ -39,7 +39,7 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
@@ -59,6 +59,8 @@ __all__ = [
     "plural",
     "render_json",
     "render_junit",
+    "render_markdown",
+    "RENDERERS",
     "render_sarif",
     "render_text",
     "summary_line",
@@ -339,6 +341,32 @@ def render_sarif(findings: Sequence[Finding], summary: Summary) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
+# ---- Markdown (pull-request comments, as pluto -o markdown) --------------------------------------
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(findings: Sequence[Finding], summary: Summary) -> str:
+    """A heading, the summary line, and one table row per finding (file:line, severity, code, object, message)."""
+    lines = [f"### {TOOL_NAME} {summary.command}", "", summary_line(findings, summary), ""]
+    if findings:
+        lines += ["| location | severity | code | object | message |", "| --- | --- | --- | --- | --- |"]
+        for f in findings:
+            where = (f.file or "<stdin>") + (f":{f.line}" if f.line else "")
+            obj = f.object + (f" `{f.field_path}`" if f.path else "")
+            lines.append(
+                f"| `{_md_cell(where)}` | {f.severity.value} | `{f.code}` | {_md_cell(obj)} | {_md_cell(f.message)} |"
+            )
+        lines.append("")
+    if summary.renames:
+        would = summary.command in _WOULD
+        lines += [f"- {_md_cell(_rename_line(ns, old, new, would=would))}" for ns, old, new in summary.renames]
+        lines.append("")
+    return "\n".join(lines)
+
+
 # ---- KRM -----------------------------------------------------------------------------------
 
 _KRM_SEVERITY = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "info"}
@@ -383,3 +411,12 @@ def krm_results(findings: Sequence[Finding]) -> list[dict[str, Any]]:
         result["tags"] = {"code": f.code}
         out.append(result)
     return out
+
+
+RENDERERS: dict[str, Callable[[Sequence[Finding], Summary], str]] = {
+    "text": render_text,
+    "json": render_json,
+    "junit": render_junit,
+    "sarif": render_sarif,
+    "markdown": render_markdown,
+}
