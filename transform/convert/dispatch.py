@@ -198,7 +198,7 @@ def _object(
     from transform.validate import documents as validation
 
     carried: set[tuple[str, Path]] = set()
-    for f in validation.validate_document(obj, partial=partial, strict=settings.strict):
+    for f in validation.validate_document(obj, partial=partial, strict=settings.strict, target=settings.target):
         if f.severity is Severity.ERROR and f.code == "schema.required":
             # only apiVersion changes: a missing field was missing before (a kustomize patch?)
             carried.add((f.code, f.path))
@@ -230,7 +230,7 @@ def _check_upgraded(obj: dict[str, Any], settings: Settings, partial: bool) -> l
 
     found = [
         f
-        for f in validation.validate_document(obj, partial=partial, strict=settings.strict)
+        for f in validation.validate_document(obj, partial=partial, strict=settings.strict, target=settings.target)
         if f.severity is Severity.ERROR
     ]
     found = [f.at(message=f"upgraded object would be invalid: {f.message}; fix the input first") for f in found]
@@ -242,8 +242,8 @@ def _check_current(obj: dict[str, Any], settings: Settings, partial: bool) -> li
     from transform.kubevirt import releases
     from transform.validate import documents as validation
 
-    found = validation.validate_document(obj, partial=partial, strict=settings.strict)
-    found += releases.target_findings(obj, settings.target)
+    found = validation.validate_document(obj, partial=partial, strict=settings.strict, target=settings.target)
+    found = validation.with_target(found, releases.target_findings(obj, settings.target))
     sev = Severity.ERROR if settings.strict else Severity.WARNING
     return [f.at(severity=sev) if f.severity is Severity.ERROR else f for f in found]
 
@@ -264,7 +264,7 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
             if data != obj["data"]:
                 out.set(path + ("data",), data)
                 out.findings.extend(f.at(path=("data",) + f.path) for f in found)
-                out.changes.append(Change(path, upgraded=False, check=_check_revision))
+                out.changes.append(Change(path, upgraded=False, check=lambda o: _check_revision(o, settings)))
         return
     if settings.modernize and settings.modernize_revisions and isinstance(up.doc.get("data"), dict):
         from transform.convert import modernize
@@ -295,17 +295,17 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
             path,
             replace=[path + ("data",)] if up.replace_data else [],
             renames=renames,
-            check=_check_revision,
+            check=lambda o: _check_revision(o, settings),
         )
     )
 
 
-def _check_revision(obj: dict[str, Any]) -> list[Finding]:
+def _check_revision(obj: dict[str, Any], settings: Settings) -> list[Finding]:
     from transform.validate import documents as validation
 
     found = [
         f.at(path=("data",) + f.path)
-        for f in validation.validate_document(obj.get("data") or {})
+        for f in validation.validate_document(obj.get("data") or {}, target=settings.target)
         if f.severity is Severity.ERROR
     ]
     # KubeVirt stores what its webhooks would refuse (they guard objects, not revisions): a faithful

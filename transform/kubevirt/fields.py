@@ -8,7 +8,6 @@ generated from this module: `python -m transform.kubevirt.fields --write-schemas
 
 from __future__ import annotations
 
-import sys
 from dataclasses import replace
 from typing import Any
 
@@ -257,19 +256,3 @@ def prune_unknown(spec: dict[str, Any], family: str, version: str) -> tuple[dict
     release = LAST_RELEASE[version]
     removed = list(iter_unknown(spec, SPECS[family], version, release))
     return pruned(spec, SPECS[family], version, release), removed
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2 or args[0] != "--write-schemas":
-        print("usage: python -m transform.kubevirt.fields --write-schemas DIR", file=sys.stderr)
-        return 2
-    from transform.kubevirt.schemagen import write_schemas
-
-    for name in write_schemas(args[1]):
-        print(name)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
