@@ -108,6 +108,32 @@ class OutputDir:
         return target
 
 
+def output_names(inputs: list[tuple[str, str]], cwd: str | None = None) -> dict[str, str]:
+    """--output-dir: each input's path under DIR, from (display path, the directory argument it was
+    found under or "" for a file argument). Inside the working directory: the path relative to it
+    (`overlays/prod/kustomization.yaml`); otherwise relative to the common directory of the
+    arguments, so that two inputs never share a name unless they are the same path."""
+    cwd = os.path.abspath(cwd or os.getcwd())
+    absolute = {name: os.path.normpath(os.path.join(cwd, name)) for name, _ in inputs}
+    if all(a == cwd or a.startswith(cwd.rstrip(os.sep) + os.sep) for a in absolute.values()):
+        base = cwd
+    else:
+        anchors = [
+            os.path.normpath(os.path.join(cwd, root)) if root else os.path.dirname(absolute[name])
+            for name, root in inputs
+        ]
+        base = os.path.commonpath(anchors) if anchors else cwd
+    return {name: os.path.relpath(a, base) for name, a in absolute.items()}
+
+
+def collisions(names: dict[str, str]) -> list[tuple[str, list[str]]]:
+    """(output path, inputs) for every output path that two inputs would write."""
+    by_out: dict[str, list[str]] = {}
+    for name, rel in names.items():
+        by_out.setdefault(os.path.normcase(os.path.normpath(rel)), []).append(name)
+    return [(rel, names_) for rel, names_ in sorted(by_out.items()) if len(names_) > 1]
+
+
 def write_copy(output_dir: str, rel: str, data: bytes) -> str:
     return OutputDir(output_dir).write(rel, data)
 
