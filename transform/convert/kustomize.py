@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from transform.convert import GROUPS, LATEST, upgrade_kind
-from transform.model.findings import Finding, error, info
+from transform.model.findings import Finding, error, info, warning
 
 Path = tuple[Any, ...]
 
@@ -55,11 +55,14 @@ def is_kustomization_file(name: str) -> bool:
     return name.replace("\\", "/").rsplit("/", 1)[-1] in KUSTOMIZATION_FILES
 
 
-def upgrade_kustomization(obj: dict[str, Any]) -> tuple[dict[str, Any], list[Finding]] | None:
+def upgrade_kustomization(obj: dict[str, Any], *, partial: bool = False) -> tuple[dict[str, Any], list[Finding]] | None:
     """The kustomization with its instancetype patch targets and inline patches upgraded.
 
     None when nothing names an old version. Every change is reported as an info finding
-    located at the changed field.
+    located at the changed field. `partial`: some resource of the kustomization is not among the
+    inputs (and may stay at the old version for now), so a target must match both versions: its
+    `version` is dropped (kustomize then matches any version of the group and kind) rather than
+    upgraded; a target that would change group (flavor) is left as it is, with a warning.
     """
     new = copy.deepcopy(obj)
     findings: list[Finding] = [
@@ -80,7 +83,7 @@ def upgrade_kustomization(obj: dict[str, Any]) -> tuple[dict[str, Any], list[Fin
             if not isinstance(entry, dict):
                 continue
             if isinstance(entry.get("target"), dict):
-                findings += _target(entry["target"], (key, i, "target"))
+                findings += _target(entry["target"], (key, i, "target"), partial)
             if isinstance(entry.get("patch"), str):
                 text, found = _inline(entry["patch"], (key, i, "patch"))
                 entry["patch"] = text
@@ -96,7 +99,7 @@ def upgrade_kustomization(obj: dict[str, Any]) -> tuple[dict[str, Any], list[Fin
     return new, findings
 
 
-def _target(target: dict[str, Any], path: Path) -> list[Finding]:
+def _target(target: dict[str, Any], path: Path, partial: bool = False) -> list[Finding]:
     group, version, kind = target.get("group"), target.get("version"), target.get("kind")
     if not isinstance(version, str):
         return []
@@ -112,6 +115,27 @@ def _target(target: dict[str, Any], path: Path) -> list[Finding]:
         return []  # already v1beta1, or a version this tool does not know (not ours to guess)
     found: list[Finding] = []
     new_group, _, new_version = up[0].partition("/")
+    if partial:
+        if new_group != group or (isinstance(kind, str) and up[1] != kind):
+            return [
+                warning(
+                    "kustomize.partial-tree",
+                    f"patch target {group}/{version} {kind} left as it is: the resources of this kustomization "
+                    "are not all among the inputs, and no target matches both the old and the upgraded "
+                    "resource; upgrade the whole tree at once",
+                    path,
+                )
+            ]
+        del target["version"]
+        return [
+            info(
+                "kustomize.target",
+                f"patch target version {version} removed (it now matches {version} and {new_version}): the "
+                "resources of this kustomization are not all among the inputs, so they may still be "
+                f"{version}; run on the whole tree to pin {new_version}",
+                path + ("version",),
+            )
+        ]
     if explicit and group != new_group:
         target["group"] = new_group
         found.append(info("kustomize.target", f"patch target group {group} -> {new_group}", path + ("group",)))
