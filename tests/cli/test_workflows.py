@@ -42,7 +42,7 @@ def files(root: pathlib.Path) -> list[str]:
 # --- item 2: --output-dir keeps each input's path; collisions refused before writing ---------------
 
 
-def test_output_dir_keeps_paths_relative_to_the_working_directory(
+def test_output_dir_keeps_paths_relative_to_the_common_root(
     tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for env in ("prod", "staging"):
@@ -53,10 +53,10 @@ def test_output_dir_keeps_paths_relative_to_the_working_directory(
     code, out, err = invoke("fix", "overlays/prod", "overlays/staging", "--output-dir", "out")
     assert code == 1, out + err
     assert files(tmp_path / "out") == [
-        "overlays/prod/it.yaml",
-        "overlays/prod/kustomization.yaml",
-        "overlays/staging/it.yaml",
-        "overlays/staging/kustomization.yaml",
+        "prod/it.yaml",
+        "prod/kustomization.yaml",
+        "staging/it.yaml",
+        "staging/kustomization.yaml",
     ]
     assert "4 files changed" in out
 
@@ -72,9 +72,7 @@ def test_output_dir_file_arguments_are_not_flattened(tmp_path: pathlib.Path, mon
     assert "name: b" in (tmp_path / "out" / "b" / "x.yaml").read_text()
 
 
-def test_output_dir_outside_the_working_directory_uses_the_common_root(
-    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_output_dir_outside_the_working_directory(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for d in ("a", "b"):
         (tmp_path / "src" / d).mkdir(parents=True)
         (tmp_path / "src" / d / "x.yaml").write_text(OLD)
@@ -92,7 +90,7 @@ def test_output_dir_collision_is_refused_before_writing(
     from transform.pipeline import sinks
 
     names = sinks.output_names([("a/x.yaml", ""), ("b/../a/x.yaml", "")], cwd=str(tmp_path))
-    assert sinks.collisions(names) == [("a/x.yaml", ["a/x.yaml", "b/../a/x.yaml"])]
+    assert sinks.collisions(names) == [("x.yaml", ["a/x.yaml", "b/../a/x.yaml"])]
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     (tmp_path / "a" / "x.yaml").write_text(OLD)

@@ -110,19 +110,17 @@ class OutputDir:
 
 def output_names(inputs: list[tuple[str, str]], cwd: str | None = None) -> dict[str, str]:
     """--output-dir: each input's path under DIR, from (display path, the directory argument it was
-    found under or "" for a file argument). Inside the working directory: the path relative to it
-    (`overlays/prod/kustomization.yaml`); otherwise relative to the common directory of the
-    arguments, so that two inputs never share a name unless they are the same path."""
+    found under or "" for a file argument): relative to the common directory of the arguments (a
+    directory argument counts as itself, a file argument as its directory). One directory argument
+    keeps the paths under it (`fix repo --output-dir out`: `out/base/x.yaml`); `fix a/x.yaml
+    b/x.yaml` gives `out/a/x.yaml` and `out/b/x.yaml`: two inputs never share a name unless they
+    are the same path."""
     cwd = os.path.abspath(cwd or os.getcwd())
     absolute = {name: os.path.normpath(os.path.join(cwd, name)) for name, _ in inputs}
-    if all(a == cwd or a.startswith(cwd.rstrip(os.sep) + os.sep) for a in absolute.values()):
-        base = cwd
-    else:
-        anchors = [
-            os.path.normpath(os.path.join(cwd, root)) if root else os.path.dirname(absolute[name])
-            for name, root in inputs
-        ]
-        base = os.path.commonpath(anchors) if anchors else cwd
+    anchors = [
+        os.path.normpath(os.path.join(cwd, root)) if root else os.path.dirname(absolute[name]) for name, root in inputs
+    ]
+    base = os.path.commonpath(anchors) if anchors else cwd
     return {name: os.path.relpath(a, base) for name, a in absolute.items()}
 
 
