@@ -27,12 +27,12 @@ def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> l
     if kind == "ControllerRevision":
         if not payloads.is_ours(obj):
             return []
-        found = validation.validate_document(obj, strict=settings.strict)
+        found = validation.validate_document(obj, strict=settings.strict, target=settings.target)
         data = obj.get("data")
         if data is None or data == {}:
             found.append(error("revision.no-data", "ControllerRevision has no payload in data", ("data",)))
         elif isinstance(data, dict):
-            found += [f.at(path=("data",) + f.path) for f in validation.validate_payload(data)]
+            found += [f.at(path=("data",) + f.path) for f in validation.validate_payload(data, target=settings.target)]
             fmt = releases.payload_format(data)
             if fmt and not releases.reads_payload(settings.target, fmt):
                 found.append(
@@ -44,12 +44,13 @@ def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> l
                     )
                 )
         return found
-    found = validation.validate_document(obj, partial=partial, strict=settings.strict)
+    found = validation.validate_document(obj, partial=partial, strict=settings.strict, target=settings.target)
     if api.split("/")[0] in ("instancetype.kubevirt.io", "flavor.kubevirt.io") or kind == "VirtualMachine":
-        found += [
+        target = [
             f if f.severity is not Severity.ERROR else f.at(severity=Severity.WARNING)
             for f in releases.target_findings(obj, settings.target)
         ]
+        found = validation.with_target(found, target)
     return found
 
 
