@@ -9,7 +9,7 @@ import time
 import click
 
 from transform.cli.exits import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, write_report
-from transform.model.findings import Finding, Severity, error
+from transform.model.findings import Finding, Severity, error, quote_name
 from transform.model.settings import Settings
 from transform.pipeline import sinks, sources
 from transform.pipeline.batch import Item, RunResult, read_inputs
@@ -89,7 +89,7 @@ def _outputs(
             item = by_name[r.name]
             try:
                 if out_dir:
-                    note = "Writing " + out_dir.write(out_names[r.name], new_bytes)
+                    note = "Writing " + quote_name(out_dir.write(out_names[r.name], new_bytes))
                 elif not c.force and _read_only(item.input.path if item.input else r.name):
                     r.findings.append(
                         error("output.read-only", "read-only, not rewritten (use --force to rewrite it)", file=r.name)
@@ -99,7 +99,7 @@ def _outputs(
                     continue
                 else:
                     sinks.write_atomic(item.input.path if item.input else r.name, new_bytes, expect=item.data)
-                    note = f"Rewriting {r.name}"  # as pyupgrade and the pre-commit fixers say it
+                    note = f"Rewriting {quote_name(r.name)}"  # as pyupgrade and the pre-commit fixers say it
                 if c.fmt == "text":
                     sys.stderr.write(note + "\n")
             except sinks.WriteError as exc:
