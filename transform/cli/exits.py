@@ -63,7 +63,7 @@ def write_report(text: str, output_file: str | None, *, stdout_is_data: bool = F
                 fh.write(text)
         except OSError as exc:
             error = click.FileError(output_file, exc.strerror or str(exc))
-            error.exit_code = EXIT_ERROR
+            error.exit_code = EXIT_ERROR  # type: ignore[misc]  # click declares it a class variable
             raise error from None
         return
     stream = sys.stderr if stdout_is_data and not output_file else sys.stdout
