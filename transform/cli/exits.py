@@ -34,6 +34,10 @@ Exit codes:
 
 def guard(fn: Callable[[], int], debug: bool = False, *, prog: str = "instancetype-upgrade") -> int:
     """Run a command body: an exception is a bug, reported in one line with a distinct exit code."""
+    if debug:
+        from transform.yamltext import nodes  # ruamel.yaml, loaded up front only with --debug
+
+        click.echo(f"{prog}: debug: {nodes.parser_description()}", err=True)
     try:
         return fn()
     except KeyboardInterrupt:
