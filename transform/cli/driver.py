@@ -71,9 +71,7 @@ def run(command: str, paths: list[str], c: Settings) -> int:
 
             index = upgrade_items(items, settings, result, progress, jobs=c.jobs or os.cpu_count() or 1)
     progress.close()
-    code = _outputs(
-        command, result, items, c, stdin=stdin, out_names=out_names, write=command == "fix", index=index
-    )
+    code = _outputs(command, result, items, c, stdin=stdin, out_names=out_names, write=command == "fix", index=index)
     report(command, result, c, stdout_is_data=stdin or command == "diff")
     if command == "fix" and c.exit_zero_even_if_changed and code == EXIT_CHANGED:
         return EXIT_OK
