@@ -79,7 +79,7 @@ def detect_style(text: str, root: Node, newline: str) -> Style:
         elif isinstance(node, SequenceNode):
             stack.extend(node.value)
     quote = "'" if quotes["'"] > quotes['"'] else '"'
-    return Style(unit=unit or 2, seq_indent=offset > 0, dash_offset=max(offset, 0), quote=quote, newline=newline)
+    return Style(unit=unit or 2, seq_indent=offset > 0, dash_offset=offset, quote=quote, newline=newline)
 
 
 class WriterResolver(KubernetesResolver):
@@ -91,7 +91,8 @@ class WriterResolver(KubernetesResolver):
 
 
 _OTHER_READERS = re.compile(
-    r"""^(?:[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]|[ \t]+).*)?   # timestamps
+    r"""^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}                                # a date
+    |[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:.*   # a timestamp
     |[-+]?[0-9][0-9_]*(?::[0-9_]+)+(?:\.[0-9_]*)?                   # base 60
     |=|<<|\._.*)$""",
     re.X,
