@@ -156,7 +156,7 @@ def _value(
     if gotype == QUANTITY:
         if isinstance(v, bool) or not isinstance(v, (str, int, float, Number)):
             raise GoError("quantities must match the regular expression", "quantity")
-        text = v.text if isinstance(v, Number) else v.strip() if isinstance(v, str) else go_number_text(v)
+        text = v.text if isinstance(v, Number) else v.strip(" ") if isinstance(v, str) else go_number_text(v)
         try:
             return canonical(text)
         except ValueError as e:
