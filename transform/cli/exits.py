@@ -34,6 +34,10 @@ Exit codes:
 
 def guard(fn: Callable[[], int], debug: bool = False, *, prog: str = "instancetype-upgrade") -> int:
     """Run a command body: an exception is a bug, reported in one line with a distinct exit code."""
+    if debug:
+        from transform.yamltext import nodes  # ruamel.yaml, loaded up front only with --debug
+
+        click.echo(f"{prog}: debug: {nodes.parser_description()}", err=True)
     try:
         return fn()
     except KeyboardInterrupt:
@@ -63,7 +67,7 @@ def write_report(text: str, output_file: str | None, *, stdout_is_data: bool = F
                 fh.write(text)
         except OSError as exc:
             error = click.FileError(output_file, exc.strerror or str(exc))
-            error.exit_code = EXIT_ERROR
+            error.exit_code = EXIT_ERROR  # type: ignore[misc]  # click declares it a class variable
             raise error from None
         return
     stream = sys.stderr if stdout_is_data and not output_file else sys.stdout

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from transform import convert
-from transform.convert import payloads, revisions
+from transform.convert import objects, payloads, revisions
 from transform.convert.index import REF_PATHS, Index, namespace_of
 from transform.convert.kustomize import is_kustomization_file
-from transform.kubevirt import fields
+from transform.convert.outcome import Change, Outcome, object_ref
+from transform.kubevirt import apis, embedding, fields
 from transform.model.findings import Finding, Severity, error, info, warning
 from transform.model.plain import as_map
 from transform.model.plain import get as _get
@@ -20,54 +19,7 @@ if TYPE_CHECKING:
     from transform.model.settings import Settings
 
 Path = tuple[Any, ...]
-
-
-@dataclass
-class Change:
-    path: Path  # where the changed object sits in the document ((), or ("items", 3))
-    upgraded: bool = True
-    replace: list[Path] = field(default_factory=list)  # nodes to write anew
-    renames: list[tuple[str, str, str]] = field(default_factory=list)
-    check: Callable[[Any], list[Finding]] | None = None
-
-    def validate(self, doc: Any) -> list[Finding]:
-        obj = _get(doc, self.path)
-        if self.check is None or not isinstance(obj, dict):
-            return []
-        return [f.at(path=self.path + f.path) for f in self.check(obj)]
-
-
-@dataclass
-class Outcome:
-    value: Any
-    changes: list[Change] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-
-    _copied: bool = False
-
-    def set(self, path: Path, value: Any) -> None:
-        """Put `value` at `path` in the outcome, copying the input document first."""
-        if not self._copied:
-            self.value = copy.deepcopy(self.value)
-            self._copied = True
-        self.value = _set(self.value, path, value)
-
-    @property
-    def error(self) -> bool:
-        return any(f.severity is Severity.ERROR for f in self.findings)
-
-
-def _set(doc: Any, path: Path, value: Any) -> Any:
-    if not path:
-        return value
-    _get(doc, path[:-1])[path[-1]] = value
-    return doc
-
-
-def object_ref(obj: dict[str, Any]) -> str:
-    meta = as_map(obj.get("metadata"))
-    parts = [str(obj.get("kind") or ""), str(meta.get("namespace") or ""), str(meta.get("name") or "")]
-    return "/".join(p for p in parts if p)
+__all__ = ["Change", "Outcome", "upgrade_document"]
 
 
 def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str = "") -> Outcome:
@@ -82,47 +34,49 @@ def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str 
                 )
             )
         return out
-    _visit(out, (), value, settings, index, file)
+    for path, obj in embedding.walk(value):
+        _visit(out, path, obj, settings, index, file)
     return out
 
 
 def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, index: Index, file: str) -> None:
+    """One object (the document, a List item, an embedded object): dispatch by group and kind."""
     kind = obj.get("kind")
     api = obj.get("apiVersion")
-    if isinstance(obj.get("items"), list) and isinstance(kind, str) and kind.endswith("List"):
-        for i, item in enumerate(obj["items"]):
-            if isinstance(item, dict):
-                _visit(out, path + ("items", i), item, settings, index, file)
-        return
+    group = apis.group_of(api)
     ref = object_ref(obj)
     meta = obj.get("metadata")
     if (
         meta is not None
         and not isinstance(meta, dict)
-        and (
-            kind in ("ControllerRevision", "VirtualMachine", "VirtualMachineSnapshotContent")
-            or (isinstance(api, str) and api.split("/")[0] in convert.GROUPS)
-        )
+        and (kind in ("ControllerRevision", "VirtualMachine", "VirtualMachineSnapshotContent") or group is not None)
     ):
         out.findings.append(
             error("input.type", f"metadata is a {type(meta).__name__}, not a mapping", path + ("metadata",), object=ref)
         )
         return
     before = len(out.findings)
-    if isinstance(api, str) and api.split("/")[0] in convert.GROUPS:
-        _object(out, path, obj, api, str(kind), settings, index, file)
-    elif kind == "ControllerRevision" and str(api).startswith("apps/") and payloads.is_ours(obj):
+    targets = apis.Targets(settings.target, settings.target_cdi)
+    if group in convert.GROUPS:
+        _object(out, path, obj, str(api), str(kind), settings, index, file)
+    elif group is not None and isinstance(kind, str) and not embedding.is_list(obj):
+        objects.api_object(out, path, obj, str(api), kind, targets)
+    if kind == "ControllerRevision" and str(api).startswith("apps/") and payloads.is_ours(obj):
         _revision(out, path, obj, settings, index)
-    elif kind == "VirtualMachine" and str(api).startswith("kubevirt.io/"):
+    elif kind == "VirtualMachine" and group == "kubevirt.io":
         _vm(out, path, obj, path, index)
+        objects.vm_extras(out, path, settings.modernize, targets)
     elif (kind == "Kustomization" and str(api).startswith("kustomize.config.k8s.io/")) or (
         kind is None and api is None and not path and is_kustomization_file(file)
     ):
-        _kustomization(out, path, obj)
+        _kustomization(out, path, obj, targets)
     elif kind == "VirtualMachineSnapshotContent":
         vm = _get(obj, ("spec", "source", "virtualMachine"))
         if isinstance(vm, dict):
             _vm(out, path + ("spec", "source", "virtualMachine"), vm, path, index, ns=namespace_of(obj))
+    elif kind == "VirtualMachinePool" and group == "pool.kubevirt.io":
+        objects.pool_extras(out, path, targets)
+    objects.references(out, path, settings.drop_server_fields, targets)
     for i in range(before, len(out.findings)):
         f = out.findings[i]
         out.findings[i] = f.at(object=f.object or ref, path=path + f.path, extra={**f.extra, **_resource(obj)})
@@ -312,10 +266,10 @@ def _check_revision(obj: dict[str, Any], settings: Settings) -> list[Finding]:
     ]
 
 
-def _kustomization(out: Outcome, path: Path, obj: dict[str, Any]) -> None:
+def _kustomization(out: Outcome, path: Path, obj: dict[str, Any], targets: apis.Targets) -> None:
     from transform.convert import kustomize
 
-    result = kustomize.upgrade_kustomization(obj)
+    result = kustomize.upgrade_kustomization(obj, targets)
     if result is None:
         return
     new, found = result

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from transform.kubevirt import apis
 from transform.kubevirt import fields_core as core
 from transform.kubevirt.fielddsl import (
     ANY_OBJ,
@@ -37,7 +38,7 @@ from transform.kubevirt.fielddsl import (
 
 GROUP = "instancetype.kubevirt.io"
 VERSIONS: tuple[str, ...] = ("v1alpha1", "v1alpha2", "v1beta1")
-LATEST_RELEASE: Release = (1, 9)
+LATEST_RELEASE: Release = apis.LATEST_KUBEVIRT
 
 FAMILY_OF_KIND: dict[str, str] = {
     "VirtualMachineInstancetype": "instancetype",

@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-
 from transform.yamltext import edits, nodepath
+from transform.yamltext.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 
 def _shared_nodes(root: Node) -> set[int]:

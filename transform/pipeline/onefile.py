@@ -14,8 +14,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from yaml.nodes import Node
-
 from transform.convert.dispatch import Change, upgrade_document
 from transform.convert.index import Index
 from transform.model import plain
@@ -24,6 +22,7 @@ from transform.model.settings import Settings
 from transform.pipeline import aliases
 from transform.yamltext import edits, emit, nodepath, textio
 from transform.yamltext import nodes as yamlnodes
+from transform.yamltext.nodes import Node
 
 
 @dataclass
