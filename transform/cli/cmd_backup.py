@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from transform.cli.exits import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, EXIT_USAGE, guard
-from transform.cli.options import REPORT, options, settings
+from transform.cli.options import ENGINE, REPORT, options, settings
 
 if TYPE_CHECKING:
     from transform.model.settings import Settings
@@ -38,7 +38,7 @@ Exit codes:
     help="Where to write the upgraded backup (required unless --check).",
 )
 @click.option("--check", is_flag=True, help="Write nothing; report what would change (exit 1 when something would).")
-@options("rename", "modernize", "modernize_revisions", "target", "strict", "max_document_bytes", *REPORT)
+@options(*ENGINE, *REPORT)
 def backup(archive: str, output: str | None, check: bool, **kw: Any) -> None:
     """Upgrade the KubeVirt items of a Velero backup tarball (ARCHIVE, a .tar.gz) into OUT.
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from transform.cli.exits import EXIT_CHANGED, EXIT_OK, guard
-from transform.cli.options import options, settings
+from transform.cli.options import ENGINE, options, settings
 
 if TYPE_CHECKING:
     from transform.model.settings import Settings
@@ -31,7 +31,7 @@ functionConfig (a ConfigMap's data, or any kind with the keys under spec):
 
 
 @click.command(epilog=KRM_HELP)
-@options("target", "strict", "rename", "modernize", "modernize_revisions", "max_document_bytes", "debug")
+@options(*ENGINE, "debug")
 def krm(**kw: Any) -> None:
     """Read a ResourceList on stdin, write it upgraded (with `results`) on stdout.
 

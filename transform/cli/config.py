@@ -70,7 +70,7 @@ def default_map(group: click.Group, start: str | None = None) -> dict[str, dict[
         for key, value in {**shared, **per_command.get(name, {})}.items():
             param = by_flag.get(key)
             if param is not None:
-                values[param] = str(value) if key in ("target-kubevirt", "max-document-size") else value
+                values[param] = str(value) if key in ("target-kubevirt", "target-cdi", "max-document-size") else value
                 used.add(key)
         if values:
             out[name] = values

@@ -102,7 +102,7 @@ Exit codes:
 """
 )
 @_PATHS
-@options(*INPUTS, "target", "strict", "max_document_bytes", *REPORT, "exit_zero")
+@options(*INPUTS, "target", "target_cdi", "strict", "max_document_bytes", *REPORT, "exit_zero")
 def validate(paths: tuple[str, ...], **kw: Any) -> None:
     """Validate every KubeVirt document against its own version's bundled schema and KubeVirt's
     webhook rules, and report what the --target-kubevirt release cannot read."""

@@ -34,6 +34,18 @@ def parse_target(ctx: click.Context | None, param: click.Parameter | None, value
     return release
 
 
+def parse_target_cdi(ctx: click.Context | None, param: click.Parameter | None, value: Any) -> tuple[int, int] | None:
+    """--target-cdi (None: the Settings default)."""
+    if value is None or isinstance(value, tuple):
+        return value
+    from transform.kubevirt import apis
+
+    try:
+        return apis.parse_cdi(str(value))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 def parse_size(ctx: click.Context | None, param: click.Parameter | None, value: Any) -> int:
     """`16MiB`, `512k`, `1G`, `1048576` -> bytes."""
     if isinstance(value, int):
@@ -91,6 +103,20 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
         metavar="X.Y",
         callback=parse_target,
         help="KubeVirt release to check against (default: the newest known, 1.9).",
+    ),
+    "target_cdi": click.option(
+        "--target-cdi",
+        "target_cdi",
+        metavar="X.Y",
+        callback=parse_target_cdi,
+        help="CDI release to check cdi.kubevirt.io objects against (default: 1.56, which every later CDI "
+        "release matches in API versions).",
+    ),
+    "drop_server_fields": click.option(
+        "--drop-server-fields",
+        is_flag=True,
+        help="Remove metadata.managedFields and status that name an old API version (the API server owns "
+        "and rewrites them); without it they are reported only.",
     ),
     "strict": click.option(
         "--strict",
@@ -171,7 +197,16 @@ SETTINGS_FIELDS = frozenset(f.name for f in fields(Settings))
 assert set(_OPTIONS) <= SETTINGS_FIELDS  # every option lands in the record
 
 REPORT = ("fmt", "output_file", "quiet", "statistics", "select", "ignore", "debug")
-ENGINE = ("target", "strict", "max_document_bytes", "rename", "modernize", "modernize_revisions")
+ENGINE = (
+    "target",
+    "target_cdi",
+    "strict",
+    "max_document_bytes",
+    "rename",
+    "modernize",
+    "modernize_revisions",
+    "drop_server_fields",
+)
 INPUTS = ("include", "exclude", "jobs")
 
 

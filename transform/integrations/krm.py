@@ -28,8 +28,9 @@ BOOL_OPTIONS = {
     "strict": "strict",
     "modernize": "modernize",
     "modernize-revisions": "modernize_revisions",
+    "drop-server-fields": "drop_server_fields",
 }
-OPTION_KEYS = (*BOOL_OPTIONS, "target-kubevirt")
+OPTION_KEYS = (*BOOL_OPTIONS, "target-kubevirt", "target-cdi")
 NAME = "<ResourceList>"
 
 
@@ -95,6 +96,13 @@ def options(function_config: Any, base: Settings) -> tuple[Settings, list[Findin
             else:
                 if note:
                     found.append(info("krm.config", note, path))
+        elif key == "target-cdi":
+            from transform.kubevirt import apis
+
+            try:
+                values["target_cdi"] = apis.parse_cdi(str(value))
+            except ValueError as exc:
+                found.append(error("krm.config", f"{key}: {exc}", path))
         else:
             found.append(
                 warning("krm.config", f"unknown option {key!r} ignored (known: {', '.join(OPTION_KEYS)})", path)

@@ -238,6 +238,19 @@ class Targets:
         return f"{api.product} {major}.{minor}"
 
 
+def parse_cdi(value: str) -> Release:
+    """`--target-cdi`: "1.56", "v1.56", "1.56.2" -> (1, 56). ValueError with a readable message.
+    Any release from CDI 1.1 is accepted: the table is judged by comparison, not by lookup."""
+    text = value.strip().lstrip("v").split("-")[0].split("+")[0]
+    parts = text.split(".")
+    if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts):
+        raise ValueError(f"not a CDI release: {value!r} (expected MAJOR.MINOR such as 1.56, v1.56 or 1.56.2)")
+    release = (int(parts[0]), int(parts[1]))
+    if release < CDI_FIRST:
+        raise ValueError(f"CDI {value} is older than the first release with cdi.kubevirt.io (1.1)")
+    return release
+
+
 def split(api_version: str) -> tuple[str, str]:
     group, _, version = api_version.rpartition("/")
     return group, version
