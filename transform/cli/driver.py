@@ -7,7 +7,7 @@ import sys
 import time
 
 from transform.cli.exits import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, write_report
-from transform.model.findings import Finding, Severity, error
+from transform.model.findings import Finding, Severity, error, quote_name
 from transform.model.settings import Settings
 from transform.pipeline import sinks, sources
 from transform.pipeline.batch import Item, RunResult, read_inputs
@@ -86,10 +86,10 @@ def _outputs(
             item = by_name[r.name]
             try:
                 if out_dir:
-                    note = "Writing " + out_dir.write(item.input.rel if item.input else r.name, new_bytes)
+                    note = "Writing " + quote_name(out_dir.write(item.input.rel if item.input else r.name, new_bytes))
                 else:
                     sinks.write_atomic(item.input.path if item.input else r.name, new_bytes, expect=item.data)
-                    note = f"Rewriting {r.name}"  # as pyupgrade and the pre-commit fixers say it
+                    note = f"Rewriting {quote_name(r.name)}"  # as pyupgrade and the pre-commit fixers say it
                 if c.fmt == "text":
                     sys.stderr.write(note + "\n")
             except sinks.WriteError as exc:

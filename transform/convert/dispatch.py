@@ -229,6 +229,12 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
     out.findings.extend(up.findings)
     out.findings.append(info("upgraded", f"upgraded ControllerRevision ({up.fmt} payload) to v1beta1", ("data",)))
     renames = [(ns, up.old_name, up.new_name)] if up.new_name != up.old_name else []
+    clash = index.collision(ns, up.new_name) if renames else ""
+    if clash:
+        out.findings.append(
+            error("revision.name-collision", f"{clash}: two objects cannot share a name; refused", ("metadata", "name"))
+        )
+        return
     if renames and not index.referenced(up.old_name):
         out.findings.append(
             warning(

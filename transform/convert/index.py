@@ -38,6 +38,7 @@ class Index:
     refs: dict[str, list[tuple[str, Hints]]] = field(default_factory=dict)  # revision -> [(ns, hints)]
     revisions: dict[str, list[str]] = field(default_factory=dict)  # name -> [ns]
     patch_files: set[str] = field(default_factory=set)  # files a kustomization lists as patches
+    claims: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (ns, new name) -> old names
 
     def add_document(self, doc: Any, *, rename: bool, base: str = "") -> None:
         if not isinstance(doc, dict):
@@ -61,6 +62,7 @@ class Index:
                 new = revisions.planned_name(doc)
                 if new and new != name:
                     self.renames.setdefault(name, []).append((ns, new))
+                    self.claims.setdefault((ns, new), set()).add(name)
         elif kind == "Kustomization" or (kind is None and doc.get("apiVersion") is None and _is_kustomization(base)):
             self._add_kustomization(doc, base)
 
@@ -91,7 +93,20 @@ class Index:
         return hits[0] if len(hits) == 1 or (hits and all(h == hits[0] for h in hits)) else None
 
     def new_name(self, name: str, ns: str) -> str | None:
-        return self._match(self.renames.get(name, []), ns)
+        new: str | None = self._match(self.renames.get(name, []), ns)
+        return None if new is None or self.collision(ns, new) else new
+
+    def collision(self, ns: str, new: str) -> str:
+        """Why --rename must not give a revision the name `new` (another revision has or gets it), or ""."""
+        olds = self.claims.get((ns, new), set())
+        if len(olds) > 1:
+            return f"revisions {', '.join(sorted(olds))} would all be renamed to {new}"
+        if ns in self.revisions.get(new, []):
+            return f"a revision named {new} is already in the inputs"
+        return ""
+
+    def collisions(self) -> list[str]:
+        return [why for ns, new in sorted(self.claims) if (why := self.collision(ns, new))]
 
     def hints(self, name: str, ns: str) -> Hints:
         return self._match(self.refs.get(name, []), ns) or revisions.Hints()

@@ -16,6 +16,7 @@ from typing import Any
 from transform import convert
 from transform.convert.payloads import LABEL, NAMESPACED_KIND, Decoded, RevisionError, decode, owner
 from transform.kubevirt import fields, gojson
+from transform.kubevirt.names import name_problem
 from transform.model.findings import Finding, info, warning
 from transform.model.plain import as_map
 
@@ -209,6 +210,12 @@ def _recover(
         except (TypeError, ValueError):
             gen = 0
         ident = Identity(str(labels[LABEL + "object-name"]), str(labels.get(LABEL + "object-uid") or ""), gen)
+    if ident is not None and name_problem(ident.name):
+        raise RevisionError(
+            "revision.bad-name",
+            f"the object name recovered for the payload is not usable: {name_problem(ident.name)}",
+            ("metadata", "name"),
+        )
     if ident is None:
         findings.append(
             warning(
@@ -246,6 +253,14 @@ def _rename(
         findings.append((info if own else warning)("revision.name-kept", f"name kept: {why}", ("metadata", "name")))
         return name
     new_name = f"{own['name']}-{ident.name}-{LATEST_VERSION}-{ident.uid}-{ident.generation}"
+    problem = name_problem(new_name)
+    if problem:
+        raise RevisionError(
+            "revision.bad-name",
+            f"--rename would name this revision after its owner {str(own['name'])!r} and object "
+            f"{ident.name!r}, but {problem}: refused (fix the owner reference or leave out --rename)",
+            ("metadata", "name"),
+        )
     meta["name"] = new_name
     # metav1.NewControllerRef(vm, kubevirt.io/v1 VirtualMachine): the new revision's only owner
     ref = {

@@ -27,7 +27,17 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from transform.convert.index import Index
-from transform.integrations.tarstream import BackupError, finish, members, open_archive, read_member, unsafe
+from transform.integrations.tarstream import (
+    BackupError,
+    finish,
+    members,
+    open_archive,
+    quote,
+    read_member,
+    refusal,
+    unsafe,
+)
+from transform.kubevirt.names import name_problem
 from transform.model.findings import Finding, error, info, warning
 from transform.model.settings import Settings
 from transform.pipeline import sinks
@@ -94,11 +104,11 @@ def scan(path: str, settings: Settings, run: RunResult) -> _Scan:
     refused: list[str] = []
     links: set[str] = set()
     try:
-        with open_archive(path) as (tf, reader, gz):
+        with open_archive(path, settings.max_archive_bytes) as (tf, reader, gz):
             for m in members(tf):
                 why = unsafe(m, links)
                 if why:
-                    refused.append(f"{m.name}: {why}")
+                    refused.append(f"{quote(m.name)}: {why}")
                     continue
                 if m.issym():
                     links.add(m.name.rstrip("/"))
@@ -120,9 +130,13 @@ def scan(path: str, settings: Settings, run: RunResult) -> _Scan:
         raise
     except _READ_ERRORS as exc:
         raise BackupError(f"{path}: not a readable gzip-compressed tar archive: {_describe(exc)}") from None
+    clashes = result.index.collisions() if settings.rename else []
+    if clashes:
+        raise BackupError(
+            f"{path}: --rename would give two items one name (an extractor keeps one): {'; '.join(clashes[:5])}"
+        )
     if refused:
-        shown = "; ".join(refused[:5]) + (f"; and {len(refused) - 5} more" if len(refused) > 5 else "")
-        raise BackupError(f"{path}: refusing an archive with unsafe entries: {shown}")
+        raise BackupError(refusal(path, refused))
     return result
 
 
@@ -178,7 +192,7 @@ def _check_unchanged(path: str, before: os.stat_result) -> None:
 
 def _pass2(path: str, fh: IO[bytes] | None, settings: Settings, found: _Scan, outcome: Outcome) -> None:
     try:
-        with open_archive(path) as (tf, reader, _gz):
+        with open_archive(path, settings.max_archive_bytes) as (tf, reader, _gz):
             if fh is None:
                 for m in members(tf):
                     outcome.members += 1
@@ -271,7 +285,7 @@ def _new_path(name: str, r: FileResult, found: _Scan, outcome: Outcome) -> str:
         return name
     ns = match["ns"] or ""
     new_name = next((new for n, old, new in outcome.renames if n == ns and old == match["name"]), None)
-    if not new_name:
+    if not new_name or name_problem(new_name):  # the one name check (revisions refuse such names earlier)
         return name
     new_path = name[: match.start("name")] + new_name + ".json"
     if new_path in found.revision_paths:

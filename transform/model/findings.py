@@ -30,6 +30,38 @@ def format_path(path: Path) -> str:
     return out
 
 
+_C_ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r"}
+_C_ESCAPES.update({'"': '\\"', "\\": "\\\\"})
+
+
+def _needs_quotes(name: str) -> bool:
+    return any(c in '"\\' or _is_control(c) for c in name)
+
+
+def _is_control(c: str) -> bool:
+    return ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F
+
+
+def escape_controls(text: str) -> str:
+    """`text` with every control character written as its C escape (messages embed names)."""
+    if not any(_is_control(c) for c in text):
+        return text
+    return "".join(_escape(c) if _is_control(c) else c for c in text)
+
+
+def _escape(c: str) -> str:
+    return _C_ESCAPES.get(c) or "".join(f"\\{b:03o}" for b in c.encode())
+
+
+def quote_name(name: str) -> str:
+    """A file or member name for human-readable output, quoted as git quotes paths: unchanged when
+    harmless, else in double quotes with C escapes (`\\n`, `\\t`, `\\"`, `\\\\`, octal for other
+    control characters such as ESC), so no name can break a line or drive the terminal."""
+    if not _needs_quotes(name):
+        return name
+    return '"' + "".join(_escape(c) if c in _C_ESCAPES or _is_control(c) else c for c in name) + '"'
+
+
 @dataclass(frozen=True)
 class Finding:
     """One problem or change, located as precisely as the input allows.
@@ -57,19 +89,20 @@ class Finding:
         return format_path(self.path)
 
     def __str__(self) -> str:
-        where = self.file or "<stdin>"
+        """One line for a terminal: names quoted as git quotes paths, no raw control character anywhere."""
+        where = quote_name(self.file) if self.file else "<stdin>"
         if self.line:
             where += f":{self.line}:{self.column or 1}"
         parts = [f"{where}: {self.severity.value}:"]
         if self.doc is not None:
             parts.append(f"doc {self.doc}")
         if self.object:
-            parts.append(self.object + ":")
+            parts.append(quote_name(self.object) + ":")
         elif self.doc is not None:
             parts[-1] += ":"
         if self.path:
             parts.append(self.field_path + ":")
-        parts.append(self.message)
+        parts.append(escape_controls(self.message))
         parts.append(f"[{self.code}]")
         return " ".join(parts)
 

@@ -10,7 +10,9 @@ MAX_DEPTH = 200  # nesting levels of a document or a decoded payload (jsonschema
 MAX_EXPANDED_NODES = 2_000_000  # YAML nodes after alias expansion (billion laughs)
 DEFAULT_MAX_DOCUMENT_BYTES = 16 * 1024 * 1024  # one document; a file or stdin may hold many
 MAX_TAR_HEADER_BYTES = 1024 * 1024  # a long-name (GNU) or PAX extended header: real ones are < 4 KiB
-DEFAULT_MAX_ARCHIVE_BYTES = 64 * 1024 * 1024 * 1024  # decompressed size of a tarball (--max-archive-size)
+DEFAULT_MAX_ARCHIVE_BYTES = (
+    2 * 1024 * 1024 * 1024
+)  # decompressed tarball (--max-archive-size): 100x a 20,000-item backup
 
 
 def file_limit(max_document_bytes: int) -> int:

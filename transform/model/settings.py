@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from transform.model.limits import DEFAULT_MAX_DOCUMENT_BYTES
+from transform.model.limits import DEFAULT_MAX_ARCHIVE_BYTES, DEFAULT_MAX_DOCUMENT_BYTES
 
 LATEST_RELEASE = (1, 9)  # == transform.kubevirt.releases.LATEST (a test checks); here for start-up time
 CDI_DEFAULT_RELEASE = (1, 56)  # == transform.kubevirt.apis.CDI_DEFAULT (a test checks); here for start-up time
@@ -22,6 +22,7 @@ class Settings:
     modernize: bool = False
     modernize_revisions: bool = False
     validate_output: bool = True
+    max_archive_bytes: int = DEFAULT_MAX_ARCHIVE_BYTES
     target_cdi: tuple[int, int] = CDI_DEFAULT_RELEASE
     drop_server_fields: bool = False  # remove managedFields/status naming old API versions
     # --- what the shell reads: inputs, outputs, the report ---

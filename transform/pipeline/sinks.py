@@ -113,6 +113,11 @@ def write_copy(output_dir: str, rel: str, data: bytes) -> str:
 
 
 def unified_diff(name: str, old: str, new: str) -> str:
+    """A unified diff whose header names the file as git does (quoted when it holds a newline, an escape...)."""
+    from transform.model.findings import quote_name
+
     return "".join(
-        difflib.unified_diff(old.splitlines(True), new.splitlines(True), fromfile=f"a/{name}", tofile=f"b/{name}")
+        difflib.unified_diff(
+            old.splitlines(True), new.splitlines(True), fromfile=quote_name(f"a/{name}"), tofile=quote_name(f"b/{name}")
+        )
     )

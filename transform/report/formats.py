@@ -46,7 +46,7 @@ from typing import Any
 from urllib.parse import quote
 
 from transform import __version__
-from transform.model.findings import Finding, Severity
+from transform.model.findings import Finding, Severity, quote_name
 
 __all__ = [
     "JSON_SCHEMA_VERSION",
@@ -126,7 +126,7 @@ def summary_line(findings: Sequence[Finding], summary: Summary) -> str:
 def _rename_line(namespace: str, old: str, new: str, *, would: bool) -> str:
     verb = "would rename" if would else "renamed"
     where = f"{namespace}/{old}" if namespace else old
-    return f"{verb} ControllerRevision {where} -> {new}"
+    return f"{verb} ControllerRevision {quote_name(where)} -> {quote_name(new)}"
 
 
 def render_text(findings: Sequence[Finding], summary: Summary, *, color: bool = False) -> str:
