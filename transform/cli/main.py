@@ -1,6 +1,6 @@
 """Command line: the click group and the file commands (fix, check, diff, validate). Options are
 declared in cli/options.py, exit codes and the internal-error guard in cli/exits.py; the work is
-done by cli/driver.py. backup, scan and krm live in their own modules (imported here only)."""
+done by cli/driver.py. backup, scan and krm live in their own modules, imported when named."""
 
 from __future__ import annotations
 
@@ -11,9 +11,6 @@ import click
 
 from transform import __version__
 from transform.cli import config
-from transform.cli.cmd_backup import backup
-from transform.cli.cmd_krm import krm
-from transform.cli.cmd_scan import scan
 from transform.cli.exits import EXIT_CODES_HELP, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, guard
 from transform.cli.options import ENGINE, INPUTS, REPORT, options, settings
 
@@ -33,6 +30,24 @@ _FILE_OPTIONS = (*INPUTS, *ENGINE, *REPORT)
 
 
 class _Group(click.Group):
+    # The rarer subcommands are imported only when named (click's lazy-subcommand pattern): `fix` and
+    # `check` under pre-commit do not pay for building `backup`, `krm` and `scan`.
+    LAZY = {
+        "backup": "transform.cli.cmd_backup",
+        "krm": "transform.cli.cmd_krm",
+        "scan": "transform.cli.cmd_scan",
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.LAZY})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.LAZY:
+            import importlib
+
+            self.add_command(getattr(importlib.import_module(self.LAZY[cmd_name]), cmd_name))
+        return super().get_command(ctx, cmd_name)
+
     def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> click.Context:
         extra.setdefault("default_map", config.default_map(self))
         return super().make_context(info_name, args, parent=parent, **extra)
@@ -107,11 +122,6 @@ def validate(paths: tuple[str, ...], **kw: Any) -> None:
     """Validate every KubeVirt document against its own version's bundled schema and KubeVirt's
     webhook rules, and report what the --target-kubevirt release cannot read."""
     _run("validate", paths, kw)
-
-
-cli.add_command(krm)
-cli.add_command(backup)
-cli.add_command(scan)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import difflib
 import os
-import tempfile
 from collections.abc import Iterator
 from typing import IO
 
@@ -28,6 +26,8 @@ def atomic_file(path: str, *, durable: bool = True) -> Iterator[IO[bytes]]:
         mode = os.stat(path).st_mode & 0o7777
     except FileNotFoundError:
         mode = 0o644
+    import tempfile  # lazy, as difflib below: a run that writes nothing does not import them
+
     fd, tmp = tempfile.mkstemp(prefix=".instancetype-upgrade.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -114,6 +114,8 @@ def write_copy(output_dir: str, rel: str, data: bytes) -> str:
 
 def unified_diff(name: str, old: str, new: str) -> str:
     """A unified diff whose header names the file as git does (quoted when it holds a newline, an escape...)."""
+    import difflib
+
     from transform.model.findings import quote_name
 
     return "".join(
