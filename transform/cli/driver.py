@@ -6,6 +6,8 @@ import os
 import sys
 import time
 
+import click
+
 from transform.cli.exits import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, write_report
 from transform.model.findings import Finding, Severity, error, quote_name
 from transform.model.settings import Settings
@@ -45,6 +47,7 @@ def run(command: str, paths: list[str], c: Settings) -> int:
         result.files_seen = 1
     else:
         items = read_inputs(sources.discover(paths, c.include, c.exclude), result)
+    out_names = _output_names(items, c.output_dir) if c.output_dir else {}
     progress = Progress(enabled=not stdin and c.fmt == "text")
     if items:
         if command == "validate":
@@ -56,7 +59,7 @@ def run(command: str, paths: list[str], c: Settings) -> int:
 
             upgrade_items(items, settings, result, progress, jobs=c.jobs or os.cpu_count() or 1)
     progress.close()
-    code = _outputs(command, result, items, c, stdin=stdin, output_dir=c.output_dir, write=command == "fix")
+    code = _outputs(command, result, items, c, stdin=stdin, out_names=out_names, write=command == "fix")
     report(command, result, c, stdout_is_data=stdin or command == "diff")
     if command == "fix" and c.exit_zero_even_if_changed and code == EXIT_CHANGED:
         return EXIT_OK
@@ -70,11 +73,11 @@ def _outputs(
     c: Settings,
     *,
     stdin: bool,
-    output_dir: str | None,
+    out_names: dict[str, str],
     write: bool,
 ) -> int:
     by_name = {i.name: i for i in items}
-    out_dir = sinks.OutputDir(output_dir) if output_dir else None
+    out_dir = sinks.OutputDir(c.output_dir) if c.output_dir else None
     changed = 0
     for r in result.results:
         if command == "validate" or not r.changed or r.failed or r.source is None or r.new_text is None:
@@ -86,7 +89,14 @@ def _outputs(
             item = by_name[r.name]
             try:
                 if out_dir:
-                    note = "Writing " + quote_name(out_dir.write(item.input.rel if item.input else r.name, new_bytes))
+                    note = "Writing " + quote_name(out_dir.write(out_names[r.name], new_bytes))
+                elif not c.force and _read_only(item.input.path if item.input else r.name):
+                    r.findings.append(
+                        error("output.read-only", "read-only, not rewritten (use --force to rewrite it)", file=r.name)
+                    )
+                    r.renames = []
+                    r.write_failed = True
+                    continue
                 else:
                     sinks.write_atomic(item.input.path if item.input else r.name, new_bytes, expect=item.data)
                     note = f"Rewriting {quote_name(r.name)}"  # as pyupgrade and the pre-commit fixers say it
@@ -114,6 +124,25 @@ def _outputs(
     if command == "validate":
         return EXIT_OK
     return EXIT_CHANGED if changed else EXIT_OK
+
+
+def _output_names(items: list[Item], output_dir: str) -> dict[str, str]:
+    """Every input's path under --output-dir; two inputs that would write one path are a usage error
+    raised before anything is read further or written."""
+    names = sinks.output_names([(i.name, i.input.root if i.input else "") for i in items])
+    clashes = sinks.collisions(names)
+    if clashes:
+        listing = "; ".join(f"{os.path.join(output_dir, rel)} <- {', '.join(srcs)}" for rel, srcs in clashes)
+        raise click.UsageError(f"--output-dir: inputs would overwrite each other's copy ({listing}); nothing written")
+    return names
+
+
+def _read_only(path: str) -> bool:
+    """The user's protection is a signal (even for root, who could write anyway)."""
+    try:
+        return not os.stat(path).st_mode & 0o222
+    except OSError:
+        return False
 
 
 def report(command: str, result: RunResult, c: Settings, *, stdout_is_data: bool = False) -> None:

@@ -66,13 +66,15 @@ def write_report(text: str, output_file: str | None, *, stdout_is_data: bool = F
             with open(output_file, "w", encoding="utf-8") as fh:
                 fh.write(text)
         except OSError as exc:
-            error = click.FileError(output_file, exc.strerror or str(exc))
-            error.exit_code = EXIT_ERROR  # type: ignore[misc]  # click declares it a class variable
-            raise error from None
+            raise _ReportFileError(output_file, exc.strerror or str(exc)) from None
         return
     stream = sys.stderr if stdout_is_data and not output_file else sys.stdout
     stream.write(text)
     stream.flush()
+
+
+class _ReportFileError(click.FileError):
+    exit_code = EXIT_ERROR
 
 
 def note(message: str) -> None:

@@ -161,8 +161,8 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
     "output_dir": click.option(
         "--output-dir",
         type=click.Path(file_okay=False),
-        help="Write the upgraded files under DIR, each at its path relative to the working directory (or, "
-        "for inputs outside it, to their common directory); files that need no change are not copied; "
+        help="Write the upgraded files under DIR, each at its path relative to the common directory of the "
+        "PATH arguments (one directory: the paths under it); files that need no change are not copied; "
         "the inputs are untouched.",
     ),
     "force": click.option("--force", is_flag=True, help="Rewrite read-only files too."),

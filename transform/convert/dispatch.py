@@ -69,7 +69,7 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
     elif (kind == "Kustomization" and str(api).startswith("kustomize.config.k8s.io/")) or (
         kind is None and api is None and not path and is_kustomization_file(file)
     ):
-        _kustomization(out, path, obj, targets)
+        _kustomization(out, path, obj, targets, partial=file in index.partial_kustomizations)
     elif kind == "VirtualMachineSnapshotContent":
         vm = _get(obj, ("spec", "source", "virtualMachine"))
         if isinstance(vm, dict):
@@ -272,10 +272,10 @@ def _check_revision(obj: dict[str, Any], settings: Settings) -> list[Finding]:
     ]
 
 
-def _kustomization(out: Outcome, path: Path, obj: dict[str, Any], targets: apis.Targets) -> None:
+def _kustomization(out: Outcome, path: Path, obj: dict[str, Any], targets: apis.Targets, *, partial: bool) -> None:
     from transform.convert import kustomize
 
-    result = kustomize.upgrade_kustomization(obj, targets)
+    result = kustomize.upgrade_kustomization(obj, targets, partial=partial)
     if result is None:
         return
     new, found = result

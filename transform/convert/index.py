@@ -38,9 +38,16 @@ class Index:
     refs: dict[str, list[tuple[str, Hints]]] = field(default_factory=dict)  # revision -> [(ns, hints)]
     revisions: dict[str, list[str]] = field(default_factory=dict)  # name -> [ns]
     patch_files: set[str] = field(default_factory=set)  # files a kustomization lists as patches
+    # partial trees: kustomization (display name) -> the absolute paths of its local resources
+    # ("" for a remote one); `inputs`: the absolute paths of every input; see `partial()`
+    kustomization_resources: dict[str, list[str]] = field(default_factory=dict)
+    inputs: list[str] = field(default_factory=list)
+    partial_kustomizations: set[str] = field(default_factory=set)
     claims: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (ns, new name) -> old names
 
-    def add_document(self, doc: Any, *, rename: bool, base: str = "") -> None:
+    def add_document(self, doc: Any, *, rename: bool, base: str = "", name: str = "", where: str = "") -> None:
+        """Index one document. `name`/`where`: the file's display name and absolute path, when it
+        is a file (kustomization resources are resolved against it)."""
         if not isinstance(doc, dict):
             return
         kind = doc.get("kind")
@@ -65,6 +72,24 @@ class Index:
                     self.claims.setdefault((ns, new), set()).add(name)
         elif kind == "Kustomization" or (kind is None and doc.get("apiVersion") is None and _is_kustomization(base)):
             self._add_kustomization(doc, base)
+            if name and where:
+                directory = where.replace("\\", "/").rsplit("/", 1)[0]
+                self.kustomization_resources[name] = [
+                    "" if _remote(r) else _norm(directory + "/" + r)
+                    for r in _list(doc.get("resources")) + _list(doc.get("bases"))
+                    if isinstance(r, str)
+                ]
+
+    def resolve_partial(self) -> None:
+        """A kustomization is partial when one of its resources has no input at or under it (a
+        pre-commit run that staged only an overlay): its patch targets must keep matching the
+        resources both before and after they are upgraded."""
+        inputs = [_norm(p) for p in self.inputs]
+        for name, resources in self.kustomization_resources.items():
+            for r in resources:
+                if not r or not any(p == r or p.startswith(r + "/") for p in inputs):
+                    self.partial_kustomizations.add(name)
+                    break
 
     def _add_vm(self, vm: dict[str, Any], ns: str) -> None:
         name = str(_get(vm, ("metadata", "name")) or "")
@@ -119,6 +144,10 @@ def _list(value: Any) -> list[Any]:
     """A list field of a hand-written file: anything else (`patches: 5`) reads as empty here and is
     judged by the kustomization's own checks."""
     return value if isinstance(value, list) else []
+
+
+def _remote(resource: str) -> bool:
+    return "://" in resource or resource.startswith(("github.com/", "git@", "ssh:"))
 
 
 def _is_kustomization(name: str) -> bool:

@@ -23,7 +23,7 @@ from typing import Any
 
 from transform.convert import GROUPS, LATEST, apiversion, upgrade_kind
 from transform.kubevirt import apis
-from transform.model.findings import Finding, error, info
+from transform.model.findings import Finding, error, info, warning
 
 Path = tuple[Any, ...]
 
@@ -60,12 +60,15 @@ def is_kustomization_file(name: str) -> bool:
 
 
 def upgrade_kustomization(
-    obj: dict[str, Any], targets: apis.Targets | None = None
+    obj: dict[str, Any], targets: apis.Targets | None = None, *, partial: bool = False
 ) -> tuple[dict[str, Any], list[Finding]] | None:
     """The kustomization with its instancetype patch targets and inline patches upgraded.
 
     None when nothing names an old version. Every change is reported as an info finding
-    located at the changed field.
+    located at the changed field. `partial`: some resource of the kustomization is not among the
+    inputs (and may stay at the old version for now), so a target must match both versions: its
+    `version` is dropped (kustomize then matches any version of the group and kind) rather than
+    upgraded; a target that would change group or kind (flavor) is left as it is, with a warning.
     """
     targets = targets or apis.Targets(apis.LATEST_KUBEVIRT)
     new = copy.deepcopy(obj)
@@ -87,7 +90,7 @@ def upgrade_kustomization(
             if not isinstance(entry, dict):
                 continue
             if isinstance(entry.get("target"), dict):
-                findings += _target(entry["target"], (key, i, "target"), targets)
+                findings += _target(entry["target"], (key, i, "target"), targets, partial)
             if isinstance(entry.get("patch"), str):
                 text, found = _inline(entry["patch"], (key, i, "patch"), targets)
                 entry["patch"] = text
@@ -103,14 +106,14 @@ def upgrade_kustomization(
     return new, findings
 
 
-def _target(target: dict[str, Any], path: Path, targets: apis.Targets) -> list[Finding]:
+def _target(target: dict[str, Any], path: Path, targets: apis.Targets, partial: bool = False) -> list[Finding]:
     group, version, kind = target.get("group"), target.get("version"), target.get("kind")
     if not isinstance(version, str):
         return []
     if group is None and isinstance(kind, str) and kind in KIND_GROUPS:
-        return _other_target(target, KIND_GROUPS[kind], version, kind, path, targets)
+        return _other_target(target, KIND_GROUPS[kind], version, kind, path, targets, partial)
     if isinstance(group, str) and group in apis.GROUPS and group not in GROUPS:
-        return _other_target(target, group, version, kind, path, targets)
+        return _other_target(target, group, version, kind, path, targets, partial)
     if group is None and isinstance(kind, str) and kind in OUR_KINDS:
         group = FLAVOR_GROUP if kind in FLAVOR_KINDS else NEW_GROUP
         explicit = False
@@ -123,6 +126,18 @@ def _target(target: dict[str, Any], path: Path, targets: apis.Targets) -> list[F
         return []  # already v1beta1, or a version this tool does not know (not ours to guess)
     found: list[Finding] = []
     new_group, _, new_version = up[0].partition("/")
+    if partial:
+        if new_group != group or (isinstance(kind, str) and up[1] != kind):
+            return [
+                warning(
+                    "kustomize.partial-tree",
+                    f"patch target {group}/{version} {kind} left as it is: the resources of this kustomization "
+                    "are not all among the inputs, and no target matches both the old and the upgraded "
+                    "resource; upgrade the whole tree at once",
+                    path,
+                )
+            ]
+        return _match_any_version(target, version, new_version, path)
     if explicit and group != new_group:
         target["group"] = new_group
         found.append(info("kustomize.target", f"patch target group {group} -> {new_group}", path + ("group",)))
@@ -141,13 +156,34 @@ def _target(target: dict[str, Any], path: Path, targets: apis.Targets) -> list[F
     return found
 
 
+def _match_any_version(target: dict[str, Any], version: str, new_version: str, path: Path) -> list[Finding]:
+    del target["version"]
+    return [
+        info(
+            "kustomize.target",
+            f"patch target version {version} removed (it now matches {version} and {new_version}): the "
+            "resources of this kustomization are not all among the inputs, so they may still be "
+            f"{version}; run on the whole tree to pin {new_version}",
+            path + ("version",),
+        )
+    ]
+
+
 def _other_target(
-    target: dict[str, Any], group: str, version: str, kind: Any, path: Path, targets: apis.Targets
+    target: dict[str, Any],
+    group: str,
+    version: str,
+    kind: Any,
+    path: Path,
+    targets: apis.Targets,
+    partial: bool = False,
 ) -> list[Finding]:
     new, d = apiversion.reference_rule(f"{group}/{version}", kind if isinstance(kind, str) else "", targets)
     if new is None or d is None:
         return []
     new_version = apis.split(new)[1]
+    if partial and apis.split(new)[0] == group:
+        return _match_any_version(target, version, new_version, path)
     target["version"] = new_version
     return [
         info(

@@ -11,6 +11,7 @@ one that is there) with the same minimal-edit planner. Pure: bytes in, bytes and
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -195,8 +196,46 @@ def relocate(f: Finding, items: list[Any]) -> Finding:
 # --- results -----------------------------------------------------------------------------------
 
 
-def _with_results(source: textio.Source, text: str, results: list[dict[str, Any]]) -> str:
-    """`text` with the top-level `results` set to `results` (removed when empty), as minimal edits."""
+# kyaml (kpt, kustomize's KRM runner) copies comments from each input item to the output item
+# with the same id, walking both trees together: a scalar that became a mapping (a v1alpha1 base64
+# wrapper becoming the v1beta1 object) fails with "wrong node kind: expected ScalarNode but got
+# MappingNode" and nothing is written. Without its id the item is taken as a new resource, written
+# at its path/index annotations as is (we keep its comments ourselves).
+ID_KEYS = (
+    "config.k8s.io/id",
+    "internal.config.kubernetes.io/id",
+    "internal.config.kubernetes.io/annotations-migration-resource-id",
+)
+
+
+def reshaped(before: Any, after: Any) -> bool:
+    """Whether a scalar or a list became a mapping (or back) anywhere between two values."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        return any(reshaped(before[k], after[k]) for k in before.keys() & after.keys())
+    if isinstance(before, list) and isinstance(after, list):
+        return any(reshaped(a, b) for a, b in zip(before, after, strict=False))
+    kinds = (dict, list)
+    return (
+        any(isinstance(before, k) != isinstance(after, k) for k in kinds) and before is not None and after is not None
+    )
+
+
+def _without_ids(item: Any) -> Any:
+    ann = _annotations(item)
+    if not any(k in ann for k in ID_KEYS):
+        return item
+    item = dict(item)
+    meta = dict(item["metadata"])
+    meta["annotations"] = {k: v for k, v in ann.items() if k not in ID_KEYS}
+    item["metadata"] = meta
+    return item
+
+
+def _with_results(
+    source: textio.Source, text: str, results: list[dict[str, Any]], drop_ids: AbstractSet[int] = frozenset()
+) -> str:
+    """`text` with the top-level `results` set to `results` (removed when empty), and the id
+    annotations of the items `drop_ids` removed, as minimal edits."""
     from transform.yamltext import edits, emit
     from transform.yamltext import nodes as yamlnodes
 
@@ -209,6 +248,8 @@ def _with_results(source: textio.Source, text: str, results: list[dict[str, Any]
     new.pop("results", None)
     if results:
         new["results"] = results
+    if drop_ids:
+        new["items"] = [_without_ids(it) if i in drop_ids else it for i, it in enumerate(_items(new))]
     if edits.same(new, doc.value):
         return text
     style = emit.detect_style(body, doc.root, source.newline)
@@ -238,6 +279,7 @@ def process(data: bytes, base: Settings | None = None) -> Outcome:
     settings, found = options(doc.value.get("functionConfig"), base)
     text = source.text
     upgraded = 0
+    drop_ids: set[int] = set()
     if not any(f.severity is Severity.ERROR for f in found):
         settings = replace(settings, max_document_bytes=max(settings.max_document_bytes, len(data)))
         index = build_index([Item(NAME, data)], settings)
@@ -258,12 +300,13 @@ def process(data: bytes, base: Settings | None = None) -> Outcome:
                 )
             else:
                 text, upgraded = result.new_text, result.upgraded
+                drop_ids = {i for i, (a, b) in enumerate(zip(items_before, items_after, strict=True)) if reshaped(a, b)}
         found += [relocate(f, items_after) for f in result.findings]
     if settings.strict:
         found = [f.at(severity=Severity.ERROR) if f.severity is Severity.WARNING else f for f in found]
     outcome = Outcome(b"", found, upgraded=upgraded)
     outcome.results = krm_results(found)  # the report layer builds every KRM result
-    outcome.data = source.encode(_with_results(source, text, outcome.results))
+    outcome.data = source.encode(_with_results(source, text, outcome.results, drop_ids))
     return outcome
 
 

@@ -93,9 +93,13 @@ def build_index(items: list[Item], settings: Settings) -> Index:
         except textio.ReadError:
             continue
         base = item.input.rel if item.input and item.input.root else item.name
+        where = os.path.abspath(item.name) if item.input and kustomization else ""
         for pd in iter_documents(item.name, source, settings, [], ("",) if kustomization else needles):
             if pd.doc is not None:
-                index.add_document(pd.doc.value, rename=settings.rename, base=base)
+                index.add_document(pd.doc.value, rename=settings.rename, base=base, name=item.name, where=where)
+    if index.kustomization_resources:
+        index.inputs = [os.path.abspath(i.name) for i in items if i.input]
+        index.resolve_partial()
     _patch_names(index, items)
     return index
 

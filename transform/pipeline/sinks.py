@@ -108,6 +108,30 @@ class OutputDir:
         return target
 
 
+def output_names(inputs: list[tuple[str, str]], cwd: str | None = None) -> dict[str, str]:
+    """--output-dir: each input's path under DIR, from (display path, the directory argument it was
+    found under or "" for a file argument): relative to the common directory of the arguments (a
+    directory argument counts as itself, a file argument as its directory). One directory argument
+    keeps the paths under it (`fix repo --output-dir out`: `out/base/x.yaml`); `fix a/x.yaml
+    b/x.yaml` gives `out/a/x.yaml` and `out/b/x.yaml`: two inputs never share a name unless they
+    are the same path."""
+    cwd = os.path.abspath(cwd or os.getcwd())
+    absolute = {name: os.path.normpath(os.path.join(cwd, name)) for name, _ in inputs}
+    anchors = [
+        os.path.normpath(os.path.join(cwd, root)) if root else os.path.dirname(absolute[name]) for name, root in inputs
+    ]
+    base = os.path.commonpath(anchors) if anchors else cwd
+    return {name: os.path.relpath(a, base) for name, a in absolute.items()}
+
+
+def collisions(names: dict[str, str]) -> list[tuple[str, list[str]]]:
+    """(output path, inputs) for every output path that two inputs would write."""
+    by_out: dict[str, list[str]] = {}
+    for name, rel in names.items():
+        by_out.setdefault(os.path.normcase(os.path.normpath(rel)), []).append(name)
+    return [(rel, names_) for rel, names_ in sorted(by_out.items()) if len(names_) > 1]
+
+
 def write_copy(output_dir: str, rel: str, data: bytes) -> str:
     return OutputDir(output_dir).write(rel, data)
 
