@@ -117,3 +117,9 @@ def warning(code: str, message: str, path: Path = (), **kw: Any) -> Finding:
 
 def info(code: str, message: str, path: Path = (), **kw: Any) -> Finding:
     return Finding(Severity.INFO, code, message, path=path, **kw)
+
+
+def matches(f: Finding, prefix: str) -> bool:
+    """--select/--ignore: a finding matches a code prefix (`export.`, `schema.required`) or, by a bare
+    family name (`export`, `cdi`, `instancetype`), every finding about an object of that family."""
+    return f.code.startswith(prefix) or f.extra.get("family") == prefix
