@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from transform.convert.kustomize import is_kustomization_file
-from transform.model.findings import Finding, error
+from transform.model.findings import Finding, error, warning
 from transform.pipeline.sources import Input, Skipped
 from transform.yamltext import textio
 
@@ -39,6 +39,7 @@ class RunResult:
     results: list[FileResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)  # not tied to one processed file
     files_seen: int = 0
+    names: list[str] = field(default_factory=list)  # every file seen, in order (a JUnit test case each)
 
     @property
     def all_findings(self) -> list[Finding]:
@@ -58,9 +59,11 @@ def read_inputs(found: Iterable[Input | Skipped], run: RunResult) -> list[Item]:
     items: list[Item] = []
     for entry in found:
         if isinstance(entry, Skipped):
-            run.findings.append(error("input.skipped", entry.reason, file=entry.display))
+            report = warning if entry.warning else error
+            run.findings.append(report("input.skipped", entry.reason, file=entry.display))
             continue
         run.files_seen += 1
+        run.names.append(entry.display)
         try:
             with open(entry.path, "rb") as fh:
                 data = fh.read()

@@ -22,6 +22,7 @@ class Input:
 class Skipped:
     display: str
     reason: str
+    warning: bool = False  # skipped on purpose (a link leaving the tree): a warning, not an error
 
 
 def _matches(rel: str, patterns: tuple[str, ...]) -> bool:
@@ -99,8 +100,11 @@ def _walk(
             full = entry.path
             if entry.is_symlink():
                 real = os.path.realpath(full)
-                if not real.startswith(root_real + os.sep) or not os.path.isfile(real):
-                    yield Skipped(display, "symbolic link pointing outside the tree (not followed)")
+                if not os.path.isfile(real):
+                    yield Skipped(display, "dangling symbolic link (or one to a directory)")
+                    continue
+                if not real.startswith(root_real + os.sep):
+                    yield Skipped(display, "symbolic link pointing outside the tree: not followed", warning=True)
                     continue
                 st = os.stat(real)
                 key = (st.st_dev, st.st_ino)
