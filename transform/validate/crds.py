@@ -70,6 +70,7 @@ def _own_version(version: str, target: Release) -> str | None:
     return version  # served as the newest (v0.56-v0.57 v1alpha1) or no longer served
 
 
+@functools.cache
 def schema_for(api_version: str, kind: str, target: Release) -> tuple[str, str] | None:
     """(schema hash, what it is) judging `apiVersion`/`kind` at the target, or None (no KubeVirt CRD kind)."""
     crd = crd_of(api_version, kind)

@@ -118,7 +118,6 @@ def validate_document(
     """Every problem of one document at the target release; [] for documents that are none of ours."""
     if not isinstance(obj, dict):
         return []
-    obj = normalize(obj)
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str):
         return []
@@ -132,6 +131,7 @@ def validate_document(
             )
         ]
     if api_version == "apps/v1" and kind == "ControllerRevision":
+        obj = normalize(obj)
         unknown = Severity.ERROR if strict else Severity.WARNING
         out = _compiled("ControllerRevision").validate(obj, partial=partial, unknown=unknown)
         if isinstance(obj.get("data"), dict) and _looks_like_ours(obj):

@@ -16,6 +16,7 @@ Semantics (k8s.io/apiextensions-apiserver, kube-openapi):
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from collections.abc import Callable
@@ -116,6 +117,11 @@ def _type_ok(expected: str, value: Any) -> bool:
     return True
 
 
+def _timestamp_text(value: datetime.date) -> str:
+    text = value.isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
 def _key(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
@@ -154,6 +160,8 @@ class _Walk:
         return (*self.base, *path, *more)
 
     def check(self, node: Node, value: Any, path: list[Any]) -> None:
+        if isinstance(value, datetime.date):  # a YAML 1.1 timestamp: the API server reads the text
+            value = _timestamp_text(value)
         if value is None:
             if node.nullable:
                 return
@@ -207,6 +215,8 @@ class _Walk:
                     )
         additional = node.additional
         for key, item in value.items():
+            if not isinstance(key, str):
+                key = str(key)  # a YAML 1.1 key such as `1` or `on`: JSON has string keys only
             child = props.get(key) if props is not None else None
             if child is None:
                 if isinstance(additional, Node):
