@@ -260,3 +260,27 @@ def test_second_run_changes_nothing() -> None:
     after, _, _ = run(before)
     assert after is not None
     assert run(after)[0] is None
+
+
+def test_validate_judges_other_groups_and_names_the_family(tmp_path: object) -> None:
+    import pathlib
+
+    from click.testing import CliRunner
+
+    from transform.cli.main import cli
+    from transform.model.findings import Finding, Severity, matches
+
+    path = pathlib.Path(str(tmp_path)) / "e.yaml"
+    path.write_text(
+        "apiVersion: export.kubevirt.io/v1alpha1\nkind: VirtualMachineExport\nmetadata: {name: e}\n"
+        "spec:\n  source: {apiGroup: kubevirt.io, kind: VirtualMachine, name: vm}\n  bogus: 1\n"
+    )
+    r = CliRunner().invoke(cli, ["validate", "--format", "json", str(path)])
+    import json
+
+    found = json.loads(r.output)["findings"]
+    codes = {f["code"] for f in found}
+    assert "export.not-latest" in codes
+    assert any(f["code"] == "schema.unknown-field" and f["extra"].get("family") == "export" for f in found)
+    f = Finding(Severity.WARNING, "schema.required", "m", extra={"family": "export"})
+    assert matches(f, "export") and matches(f, "schema.") and not matches(f, "cdi")

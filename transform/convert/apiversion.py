@@ -37,7 +37,7 @@ def since(api: apis.Api, release: apis.Release | None) -> str:
     return f"{api.product} {release[0]}.{release[1]}" if release else "?"
 
 
-def _state_text(api: apis.Api, state: str) -> str:
+def state_text(api: apis.Api, state: str) -> str:
     return {
         "deprecated": f"deprecated since {since(api, api.deprecated)}",
         "removed": f"removed in {since(api, api.removed)}",
@@ -72,13 +72,13 @@ def object_rule(api_version: str, kind: str, targets: apis.Targets) -> tuple[str
         if d.blocked_by is not None or (state in ("removed", "unserved") and newer is None):
             repl = d.blocked_by
             how = (
-                f"its replacement {repl.api_version} is {_state_text(repl, 'not-yet')}: raise the target "
+                f"its replacement {repl.api_version} is {state_text(repl, 'not-yet')}: raise the target "
                 f"or upgrade the cluster first"
                 if repl is not None
                 else "and nothing replaces it"
             )
             code = f"{fam}.no-replacement" if repl is not None else f"{fam}.removed"
-            found.append(error(code, f"{on}: {api_version} is {_state_text(api, state)}; {how}", where))
+            found.append(error(code, f"{on}: {api_version} is {state_text(api, state)}; {how}", where))
         elif state == "not-yet":
             found.append(
                 warning(
@@ -86,7 +86,7 @@ def object_rule(api_version: str, kind: str, targets: apis.Targets) -> tuple[str
                 )
             )
         elif state == "deprecated":
-            found.append(warning(f"{fam}.deprecated", f"{api_version} is {_state_text(api, state)}", where))
+            found.append(warning(f"{fam}.deprecated", f"{api_version} is {state_text(api, state)}", where))
         elif newer is not None and d.status != "kept":
             found.append(
                 info(
@@ -99,7 +99,7 @@ def object_rule(api_version: str, kind: str, targets: apis.Targets) -> tuple[str
         return None, kind, found
     new_kind = apis.renamed_kind(api, kind, d.to)
     state = apis.status(api, targets.of(api))
-    note = f" ({_state_text(api, state)})" if state != "served" else ""
+    note = f" ({state_text(api, state)})" if state != "served" else ""
     found.append(info(f"{fam}.upgraded", f"upgraded {api_version} -> {d.to.api_version}{note}", where))
     if kind in api.actions:
         verb = ACTION_VERBS.get(kind, "action")

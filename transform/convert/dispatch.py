@@ -84,7 +84,9 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
 
 def _resource(obj: dict[str, Any]) -> dict[str, Any]:
     meta = as_map(obj.get("metadata"))
+    row = apis.find(str(obj.get("apiVersion")), str(obj.get("kind"))) if apis.group_of(obj.get("apiVersion")) else None
     return {
+        "family": row.family if row is not None else None,
         "api_version": obj.get("apiVersion"),
         "kind": obj.get("kind"),
         "name": meta.get("name"),
