@@ -44,10 +44,12 @@ def krm(**kw: Any) -> None:
 
 def _run(base: Settings) -> int:
     from transform.integrations import krm as core
+    from transform.model.limits import file_limit
+    from transform.pipeline import sources
 
     try:
-        out = core.process(sys.stdin.buffer.read(), base)
-    except core.KrmError as exc:
+        out = core.process(sources.read_stream(sys.stdin.buffer, file_limit(base.max_document_bytes)), base)
+    except (core.KrmError, sources.InputError) as exc:
         click.echo(f"instancetype-upgrade krm: error: {exc}", err=True)
         return EXIT_CHANGED
     sys.stdout.buffer.write(out.data)

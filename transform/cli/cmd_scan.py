@@ -44,7 +44,7 @@ def _run(paths: list[str], c: Settings) -> int:
     from transform.report import scan_tables as scan_report
 
     errors: list[Finding] = []
-    result = core.scan_items(scan_inputs.iter_inputs(paths, c.include, c.exclude, errors), c.target, c)
+    result = core.scan_items(scan_inputs.iter_inputs(paths, c.include, c.exclude, errors, c), c.target, c)
     result.errors[:0] = errors
     fmt = c.fmt.lower()
     findings = result.errors + result.breaking
@@ -56,7 +56,9 @@ def _run(paths: list[str], c: Settings) -> int:
         summary = formats.Summary(command="scan", files_seen=result.files_seen, files=sorted(result.files))
         out = formats.RENDERERS[fmt](findings, summary)
     write_report(out, c.output_file)
-    if result.errors or (c.strict and any(f.severity is Severity.WARNING for f in findings)):
+    if any(f.severity is Severity.ERROR for f in result.errors) or (
+        c.strict and any(f.severity is Severity.WARNING for f in findings)
+    ):
         return EXIT_ERROR
     if c.exit_zero:
         return EXIT_OK

@@ -5,14 +5,20 @@ from __future__ import annotations
 import os
 import sys
 import time
+from typing import TYPE_CHECKING
 
 import click
 
 from transform.cli.exits import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, write_report
-from transform.model.findings import Finding, Severity, error, quote_name
+from transform.model.findings import Finding, Severity, error, quote_name, warning
+from transform.model.limits import file_limit
 from transform.model.settings import Settings
 from transform.pipeline import sinks, sources
 from transform.pipeline.batch import Item, RunResult, read_inputs
+
+if TYPE_CHECKING:
+    from transform.convert.index import Index
+    from transform.pipeline.onefile import FileResult
 
 
 class Progress:
@@ -42,13 +48,19 @@ def run(command: str, paths: list[str], c: Settings) -> int:
     settings = c
     result = RunResult()
     stdin = paths == ["-"]
+    limit = file_limit(c.max_document_bytes)
     if stdin:
-        items = [Item("<stdin>", sys.stdin.buffer.read())]
         result.files_seen = 1
+        try:
+            items = [Item("<stdin>", sources.read_stream(sys.stdin.buffer, limit))]
+        except sources.InputError as exc:
+            items = []
+            result.findings.append(error("input.refused", f"stdin: {exc}"))
     else:
-        items = read_inputs(sources.discover(paths, c.include, c.exclude), result)
+        items = read_inputs(sources.discover(paths, c.include, c.exclude), result, limit)
     out_names = _output_names(items, c.output_dir) if c.output_dir else {}
     progress = Progress(enabled=not stdin and c.fmt == "text")
+    index = None
     if items:
         if command == "validate":
             from transform.pipeline.validate_files import validate_items
@@ -57,9 +69,9 @@ def run(command: str, paths: list[str], c: Settings) -> int:
         else:
             from transform.pipeline.batch import upgrade_items
 
-            upgrade_items(items, settings, result, progress, jobs=c.jobs or os.cpu_count() or 1)
+            index = upgrade_items(items, settings, result, progress, jobs=c.jobs or os.cpu_count() or 1)
     progress.close()
-    code = _outputs(command, result, items, c, stdin=stdin, out_names=out_names, write=command == "fix")
+    code = _outputs(command, result, items, c, stdin=stdin, out_names=out_names, write=command == "fix", index=index)
     report(command, result, c, stdout_is_data=stdin or command == "diff")
     if command == "fix" and c.exit_zero_even_if_changed and code == EXIT_CHANGED:
         return EXIT_OK
@@ -75,13 +87,25 @@ def _outputs(
     stdin: bool,
     out_names: dict[str, str],
     write: bool,
+    index: Index | None = None,
 ) -> int:
     by_name = {i.name: i for i in items}
     out_dir = sinks.OutputDir(c.output_dir) if c.output_dir else None
     changed = 0
-    for r in result.results:
+    # --rename: every file is planned (upgraded in memory) before any is written; the revisions' files
+    # are written first, and a file whose references depend on a revision that could not be written is
+    # planned again without that rename (its references keep the old name) before it is written.
+    order = list(range(len(result.results)))
+    if write:
+        order.sort(key=lambda i: not result.results[i].renames)
+    unwritten: set[str] = set()
+    for pos in order:
+        r = result.results[pos]
+        if unwritten and index is not None and any(f.code == "reference.renamed" for f in r.findings):
+            r = result.results[pos] = _replan(by_name[r.name], unwritten, index, c)
         if command == "validate" or not r.changed or r.failed or r.source is None or r.new_text is None:
             continue
+        olds = {old for _, old, _ in r.renames}
         new_bytes = r.source.encode(r.new_text)
         if command == "diff":
             sys.stdout.write(sinks.unified_diff(r.name if not stdin else "stdin", r.source.text, r.new_text))
@@ -106,6 +130,7 @@ def _outputs(
                 r.findings.append(error("output.write", str(exc), file=r.name))
                 r.renames = []
                 r.write_failed = True
+                unwritten |= olds
                 continue
         changed += 1
     failed = result.failed or (c.strict and any(f.severity is Severity.WARNING for f in result.all_findings))
@@ -124,6 +149,24 @@ def _outputs(
     if command == "validate":
         return EXIT_OK
     return EXIT_CHANGED if changed else EXIT_OK
+
+
+def _replan(item: Item, unwritten: set[str], index: Index, settings: Settings) -> FileResult:
+    """`item` upgraded again without the renames whose revision files could not be written."""
+    from transform.pipeline.onefile import upgrade_file
+
+    for old in unwritten:
+        index.renames.pop(old, None)
+    r = upgrade_file(item.name, item.data, settings, index)
+    r.findings.append(
+        warning(
+            "reference.kept",
+            f"references to {', '.join(sorted(unwritten))} keep the old name: the revision's file could not be "
+            "written (see its error)",
+            file=item.name,
+        )
+    )
+    return r
 
 
 def _output_names(items: list[Item], output_dir: str) -> dict[str, str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -19,6 +20,7 @@ EXIT_USAGE = 2
 EXIT_ERROR = 3  # some input could not be read or upgraded (or, under --strict, had a warning)
 EXIT_INTERNAL = 123  # a bug
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143  # 128 + SIGTERM
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -38,11 +40,16 @@ def guard(fn: Callable[[], int], debug: bool = False, *, prog: str = "instancety
         from transform.yamltext import nodes  # ruamel.yaml, loaded up front only with --debug
 
         click.echo(f"{prog}: debug: {nodes.parser_description()}", err=True)
+    previous = _on_sigterm(_terminate)
     try:
         return fn()
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:  # SIGINT, and SIGTERM through _terminate: no temp file stays behind
+        from transform.pipeline import sinks
+
+        sinks.remove_live_temp_files()
+        terminated = isinstance(exc, Terminated)
+        click.echo("terminated" if terminated else "interrupted", err=True)
+        return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
     except click.ClickException:
         raise
     except Exception as exc:
@@ -53,6 +60,26 @@ def guard(fn: Callable[[], int], debug: bool = False, *, prog: str = "instancety
             err=True,
         )
         return EXIT_INTERNAL
+    finally:
+        _on_sigterm(previous)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, turned into an exception so that every `finally` (temp files) runs."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+def _on_sigterm(handler: Any) -> Any:
+    """Install `handler` for SIGTERM (main thread only); the previous one."""
+    import signal
+    import threading
+
+    if handler is None or threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, handler)
 
 
 def write_report(text: str, output_file: str | None, *, stdout_is_data: bool = False) -> None:

@@ -74,6 +74,12 @@ def _run(command: str, paths: tuple[str, ...], kw: dict[str, Any]) -> None:
         raise click.UsageError("- (stdin) cannot be combined with other paths")
     if paths == ("-",) and s.output_dir:
         raise click.UsageError("--output-dir does not apply to - (stdin): the upgraded stream goes to stdout")
+    if s.output_dir:
+        from transform.pipeline.sinks import output_dir_overlap
+
+        overlap = output_dir_overlap(s.output_dir, list(paths))
+        if overlap:
+            raise click.UsageError(overlap)
 
     def body() -> int:
         from transform.cli import driver

@@ -26,7 +26,8 @@ from transform.integrations.tarstream import (
     refusal,
     unsafe,
 )
-from transform.model.findings import Finding, error
+from transform.model.findings import Finding, error, warning
+from transform.model.limits import file_limit
 from transform.model.settings import Settings
 
 TAR_SUFFIXES = (".tar.gz", ".tgz", ".tar")
@@ -106,31 +107,45 @@ def _check(path: str, settings: Settings) -> tuple[set[str], set[str]]:
 
 
 def iter_inputs(
-    paths: list[str], include: tuple[str, ...], exclude: tuple[str, ...], errors: list[Finding]
+    paths: list[str],
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    errors: list[Finding],
+    settings: Settings | None = None,
 ) -> Iterator[tuple[str, bytes]]:
+    """Every input as (display name, bytes), read as `fix` reads them (bounded, regular files only)."""
     from transform.pipeline import sources
 
+    settings = settings or Settings()
+    limit = file_limit(settings.max_document_bytes)
     for arg in paths:
         if arg != "-" and is_tarball(arg) and not _is_dir(arg):
-            yield from iter_tarball(arg, errors)
+            yield from iter_tarball(arg, errors, settings)
             continue
         if arg == "-":
             import sys
 
-            yield "<stdin>", sys.stdin.buffer.read()
+            try:
+                yield "<stdin>", sources.read_stream(sys.stdin.buffer, limit)
+            except sources.InputError as exc:
+                errors.append(error("input.refused", f"stdin: {exc}"))
             continue
         for entry in sources.discover([arg], include, exclude):
             if isinstance(entry, sources.Skipped):
-                errors.append(error("input.skipped", entry.reason, file=entry.display))
+                errors.append((warning if entry.warn else error)("input.skipped", entry.reason, file=entry.display))
                 continue
             if is_tarball(entry.path):
-                yield from iter_tarball(entry.path, errors)
+                yield from iter_tarball(entry.path, errors, settings)
                 continue
             try:
-                with open(entry.path, "rb") as fh:
-                    yield entry.display, fh.read()
+                data = sources.read_file(entry.path, limit)
+            except sources.InputError as exc:
+                errors.append(error("input.refused", str(exc), file=entry.display))
+                continue
             except OSError as exc:
                 errors.append(error("input.unreadable", f"cannot read: {_reason(exc)}", file=entry.display))
+                continue
+            yield entry.display, data
 
 
 def _is_dir(path: str) -> bool:

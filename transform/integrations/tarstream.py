@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import os
 import re
 import tarfile
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ from contextlib import contextmanager
 from typing import IO, Any
 
 from transform.model.limits import DEFAULT_MAX_ARCHIVE_BYTES, MAX_TAR_HEADER_BYTES
+from transform.pipeline.sources import not_regular
 
 _TAIL = 4 * tarfile.RECORDSIZE
 _CHUNK = 1 << 20
@@ -79,7 +81,12 @@ _HEADER_TYPES = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK, tarfile.XHD
 @contextmanager
 def open_archive(path: str, limit: int = DEFAULT_MAX_ARCHIVE_BYTES) -> Iterator[tuple[tarfile.TarFile, Reader, Any]]:
     """The tar stream of `path`, gzip-compressed (by its magic bytes) or plain."""
-    with open(path, "rb") as raw:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the run
+    kind = not_regular(os.fstat(fd).st_mode)
+    if kind:
+        os.close(fd)
+        raise BackupError(f"{path}: {kind}, not a regular file: refused")
+    with os.fdopen(fd, "rb") as raw:
         compressed = raw.read(2) == b"\x1f\x8b"
         raw.seek(0)
         with gzip.GzipFile(fileobj=raw, mode="rb") if compressed else contextlib.nullcontext(raw) as src:

@@ -16,5 +16,6 @@ DEFAULT_MAX_ARCHIVE_BYTES = (
 
 
 def file_limit(max_document_bytes: int) -> int:
-    """The most bytes read from one file or stdin: many documents of the maximum size, not unbounded."""
-    return max(max_document_bytes * 16, 256 * 1024 * 1024)
+    """The most bytes read from one file or stdin (256 MiB by default): many documents of the maximum
+    size, not unbounded; checked while reading."""
+    return max_document_bytes * 16

@@ -91,7 +91,7 @@ class Scan:
     vms: list[VM] = field(default_factory=list)
     other: list[Doc] = field(default_factory=list)
     breaking: list[Finding] = field(default_factory=list)
-    errors: list[Finding] = field(default_factory=list)  # unreadable input
+    errors: list[Finding] = field(default_factory=list)  # unreadable input (and skipped broken links: warnings)
     dangling: list[tuple[VM, Ref]] = field(default_factory=list)
     orphans: list[Revision] = field(default_factory=list)
     mismatches: list[tuple[VM, Ref, Revision, str]] = field(default_factory=list)  # (.., matcher name)
@@ -99,7 +99,7 @@ class Scan:
 
     @property
     def exit_code(self) -> int:
-        if self.errors:
+        if any(f.severity.value == "error" for f in self.errors):
             return 3
         return 1 if self.breaking else 0
 
