@@ -40,7 +40,7 @@ def scan(paths: tuple[str, ...], **kw: Any) -> None:
 
 def _run(paths: list[str], c: Settings) -> int:
     from transform.integrations import scan_inputs
-    from transform.model.findings import Finding, Severity
+    from transform.model.findings import Finding, Severity, apply_policy
     from transform.pipeline import inventory as core
     from transform.report import formats
     from transform.report import scan_tables as scan_report
@@ -60,8 +60,13 @@ def _run(paths: list[str], c: Settings) -> int:
         progress.close()
     result.errors[:0] = errors
     fmt = c.fmt.lower()
+    result.errors = apply_policy(result.errors, strict=c.strict, select=c.select, ignore=c.ignore)
+    result.breaking = apply_policy(result.breaking, strict=False, select=c.select, ignore=c.ignore)
     findings = result.errors + result.breaking
-    if fmt == "json":
+    if c.statistics:
+        summary = formats.Summary(command="scan", files_seen=result.files_seen, files=sorted(result.files))
+        out = formats.render_statistics(findings, summary)
+    elif fmt == "json":
         out = scan_report.render_json(result)
     elif fmt == "text" and c.quiet:  # the problems and the verdict only
         out = "\n".join([*(str(f) for f in findings), scan_report.render_text(result).rstrip().splitlines()[-1]])
