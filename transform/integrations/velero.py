@@ -38,6 +38,7 @@ from transform.integrations.tarstream import (
     refusal,
     unsafe,
 )
+from transform.kubevirt import apis
 from transform.kubevirt.names import name_problem
 from transform.model.findings import Finding, error, info, warning
 from transform.model.settings import Settings
@@ -50,7 +51,6 @@ ITEM = re.compile(
     r"^resources/(?P<gr>[^/]+)/(?:(?P<ver>v\d+(?:(?:alpha|beta)\d+)?)(?P<pref>-preferredversion)?/)?"
     r"(?:namespaces/(?P<ns>[^/]+)|cluster)/(?P<name>[^/]+)\.json$"
 )
-OLD_VERSIONS = ("v1alpha1", "v1alpha2")
 _READ_ERRORS = (tarfile.TarError, EOFError, zlib.error, OSError)
 
 
@@ -323,11 +323,13 @@ def _path_notes(name: str, r: FileResult) -> list[Finding]:
         return []
     gr, ver = match["gr"], match["ver"]
     notes: list[Finding] = []
-    if ver in OLD_VERSIONS and gr.endswith(".instancetype.kubevirt.io"):
+    group = gr.partition(".")[2]
+    old = ver is not None and group in apis.GROUPS and f"{group}/{ver}" != apis.latest(group)
+    if old and r.upgraded:
         notes.append(
             info(
                 "backup.version-dir",
-                f"the object is now v1beta1 but stays under {ver}{match['pref'] or ''}/ (paths are kept): Velero "
+                f"the object is upgraded but stays under {ver}{match['pref'] or ''}/ (paths are kept): Velero "
                 f"restores it from resources/{gr}/{'namespaces/…' if match['ns'] else 'cluster'}/ (upgraded too) "
                 f"unless --features=EnableAPIGroupVersions picks this directory, which still works because "
                 "Velero creates what the file holds",
