@@ -142,6 +142,7 @@ def test_write_atomic_cleans_up_when_writing_fails(tmp_path: pathlib.Path, monke
 # --- killed at random points -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_points_leaves_old_or_new(tmp_path: pathlib.Path) -> None:
     rng = random.Random(20240611)
     tree = make_tree(tmp_path, 200)
