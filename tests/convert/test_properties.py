@@ -10,7 +10,6 @@ import re
 from collections import Counter
 from typing import Any
 
-import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -22,8 +21,6 @@ from transform.model.settings import Settings
 from transform.pipeline.onefile import upgrade_file
 from transform.validate.documents import validate_document
 from transform.yamltext.nodes import resolve_tag
-
-pytestmark = pytest.mark.slow  # long property runs (`pytest -m "not slow"` skips them)
 
 GROUP = "instancetype.kubevirt.io"
 INSTANCETYPE_KINDS = ("VirtualMachineInstancetype", "VirtualMachineClusterInstancetype")

@@ -7,14 +7,11 @@ import copy
 import json
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from transform.yamltext import edits, emit
 from transform.yamltext import nodes as yamlnodes
-
-pytestmark = pytest.mark.slow  # long property runs (`pytest -m "not slow"` skips them)
 
 KEYS = st.sampled_from(["name", "cpu", "guest", "model", "labels", "spec", "a.io/x", "yes", "on", "x y", "1"])
 SCALARS = st.one_of(

@@ -29,7 +29,7 @@ from functools import cache
 from typing import Any
 
 from transform.kubevirt import gojson_v1_6 as table
-from transform.kubevirt.quantity import QuantityError, canonical
+from transform.kubevirt.quantity import QuantityError, decode_quantity
 
 Path = tuple[Any, ...]
 RELEASE = table.RELEASE
@@ -243,7 +243,7 @@ class _Codec:
             if isinstance(v, bool) or not isinstance(v, (str, int, float)):
                 raise self.fail(v, kind, ref, path, struct)
             try:
-                return canonical(v)
+                return decode_quantity(v).string()  # UnmarshalJSON trims spaces, then ParseQuantity
             except QuantityError as exc:
                 raise self.fail(v, kind, ref, path, struct, f" ({exc})") from None
         if kind == "time":

@@ -84,6 +84,12 @@ class KubernetesResolver(BaseResolver):
     yaml_path_resolvers: dict[Any, Any] = {}
     processing_version = (1, 1)  # ruamel's pure scanner then scans as libyaml (and go-yaml) do
 
+    _plain_tags: dict[str, Any] = {}  # plain scalar -> its Tag; one cache per class (a subclass may add rows)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._plain_tags = {}
+
     def descend_resolver(self, current_node: Any, current_index: Any) -> None:
         """No path resolvers: a no-op (libyaml's composer calls it for every node)."""
 
@@ -93,11 +99,13 @@ class KubernetesResolver(BaseResolver):
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
         if kind is ScalarNode:
             if implicit[0]:
-                for tag, regexp in self.yaml_implicit_resolvers.get(value[:1], ()):
-                    if regexp.match(value):
-                        if tag is _NUMBER_CHECK:
-                            return self.TAGS[number_tag(value)]
-                        return self.TAGS[tag]
+                cache = self._plain_tags  # keys and common values repeat: most scalars are a lookup
+                tag = cache.get(value)
+                if tag is None:
+                    tag = self._resolve_plain(value)
+                    if len(cache) < _PLAIN_TAGS_MAX:
+                        cache[value] = tag
+                return tag
             return self.DEFAULT_SCALAR_TAG
         if kind is MappingNode:
             return self.DEFAULT_MAPPING_TAG
@@ -105,7 +113,16 @@ class KubernetesResolver(BaseResolver):
             return self.DEFAULT_SEQUENCE_TAG
         return self.DEFAULT_SCALAR_TAG
 
+    def _resolve_plain(self, value: str) -> Any:
+        for tag, regexp in self.yaml_implicit_resolvers.get(value[:1], ()):
+            if regexp.match(value):
+                if tag is _NUMBER_CHECK:
+                    return self.TAGS[number_tag(value)]
+                return self.TAGS[tag]
+        return self.DEFAULT_SCALAR_TAG
 
+
+_PLAIN_TAGS_MAX = 1 << 16
 _NUMBER_CHECK = "number (range checked)"  # marks the long numbers that need number_tag()
 
 
