@@ -230,7 +230,7 @@ class Planner:
     def _block_after_key(self, k: Node, v: Node, new: Any) -> Edit:
         """`key: scalar  # c` -> `key:  # c` + a block below, at the mapping's indentation."""
         col = k.start_mark.column
-        indent = col + (self.style.unit if isinstance(new, dict) or self.style.seq_indent else 0)
+        indent = col + (self.style.unit if isinstance(new, dict) else self.style.offset)
         end = self.content_end(v) if v.end_mark.index > v.start_mark.index else v.end_mark.index
         end, kept = self._through_comment(k.end_mark.index, end, [v])
         head = ":" + ("  " + kept[0] if kept else "")

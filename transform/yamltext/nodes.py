@@ -18,14 +18,11 @@ import os
 import re
 from typing import Any
 
-from ruamel.yaml.composer import Composer
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-from ruamel.yaml.parser import Parser
-from ruamel.yaml.reader import Reader
-from ruamel.yaml.scanner import Scanner
 
 from transform.yamltext import resolver, values
+from transform.yamltext.pureparser import PureLoader
 from transform.yamltext.resolver import KubernetesResolver
 from transform.yamltext.values import MAX_DEPTH, MAX_EXPANDED_NODES, ParseError
 
@@ -48,20 +45,6 @@ __all__ = [
 ]
 
 PARSER_ENV = "INSTANCETYPE_UPGRADE_YAML_PARSER"  # "pure" forces ruamel's pure-Python parser
-
-
-class PureLoader(Reader, Scanner, Parser, Composer, KubernetesResolver):
-    """ruamel.yaml's pure-Python reader, scanner, parser and composer, with the Kubernetes resolver."""
-
-    max_depth = 0  # the depth is checked before composing (see _check_depth)
-
-    def __init__(self, stream: str) -> None:
-        self.comment_handling = None
-        Reader.__init__(self, stream, loader=self)
-        Scanner.__init__(self, loader=self)
-        Parser.__init__(self, loader=self)
-        Composer.__init__(self, loader=self)
-        KubernetesResolver.__init__(self, loadumper=self)
 
 
 if CParser is not None:
