@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -35,7 +36,12 @@ _C_ESCAPES.update({'"': '\\"', "\\": "\\\\"})
 
 
 def _needs_quotes(name: str) -> bool:
-    return any(c in '"\\' or _is_control(c) for c in name)
+    return _QUOTED.search(name) is not None
+
+
+_CONTROLS = "\x00-\x1f\x7f-\x9f"
+_QUOTED = re.compile(f'["\\\\{_CONTROLS}]')  # one C-speed search per name (reports name every file)
+_CONTROL = re.compile(f"[{_CONTROLS}]")
 
 
 def _is_control(c: str) -> bool:
@@ -44,7 +50,7 @@ def _is_control(c: str) -> bool:
 
 def escape_controls(text: str) -> str:
     """`text` with every control character written as its C escape (messages embed names)."""
-    if not any(_is_control(c) for c in text):
+    if _CONTROL.search(text) is None:
         return text
     return "".join(_escape(c) if _is_control(c) else c for c in text)
 

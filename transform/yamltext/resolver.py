@@ -93,11 +93,12 @@ class KubernetesResolver(BaseResolver):
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
         if kind is ScalarNode:
             if implicit[0]:
-                for tag, regexp in self.yaml_implicit_resolvers.get(value[:1], ()):
-                    if regexp.match(value):
-                        if tag is _NUMBER_CHECK:
-                            return self.TAGS[number_tag(value)]
-                        return self.TAGS[tag]
+                tag = _PLAIN_TAGS.get(value)  # keys and common values repeat: most scalars are a lookup
+                if tag is None:
+                    tag = self._resolve_plain(value)
+                    if len(_PLAIN_TAGS) < _PLAIN_TAGS_MAX:
+                        _PLAIN_TAGS[value] = tag
+                return tag
             return self.DEFAULT_SCALAR_TAG
         if kind is MappingNode:
             return self.DEFAULT_MAPPING_TAG
@@ -105,7 +106,17 @@ class KubernetesResolver(BaseResolver):
             return self.DEFAULT_SEQUENCE_TAG
         return self.DEFAULT_SCALAR_TAG
 
+    def _resolve_plain(self, value: str) -> Any:
+        for tag, regexp in self.yaml_implicit_resolvers.get(value[:1], ()):
+            if regexp.match(value):
+                if tag is _NUMBER_CHECK:
+                    return self.TAGS[number_tag(value)]
+                return self.TAGS[tag]
+        return self.DEFAULT_SCALAR_TAG
 
+
+_PLAIN_TAGS: dict[str, Any] = {}  # plain scalar -> its Tag (the table is fixed after _register)
+_PLAIN_TAGS_MAX = 1 << 16
 _NUMBER_CHECK = "number (range checked)"  # marks the long numbers that need number_tag()
 
 
