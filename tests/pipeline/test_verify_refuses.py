@@ -28,7 +28,7 @@ def _naive_block(value: Any, indent: int, style: emit.Style) -> list[str]:
             lines.append(head)
             lines.extend(_naive_block(v, indent + 2, style))
         else:
-            lines.append(f"{head} {v if v != '' else ''}".rstrip())
+            lines.append(f"{head} {v}".rstrip())
     return lines
 
 
