@@ -1,8 +1,9 @@
 """Write new nodes as YAML or JSON text in a file's own style.
 
 Only new nodes are written here (a base64 wrapper becoming an object, added labels, inserted keys);
-everything else is edited in place (`edits.py`). Block YAML comes from ruamel.yaml's emitter set to the
-document's detected style (`detect_style`: mapping indent, sequence dash offset, preferred quote). A new
+everything else is edited in place (`edits.py`). Block YAML is written by the library's emitters set to
+the document's detected style (`detect_style`: mapping indent, sequence dash offset, preferred quote):
+libyaml's C emitter (ruamel.yaml.clib) for kubectl's style, ruamel.yaml's Python emitter for any other. A new
 scalar is plain only when Kubernetes reads the plain text back as the same string (the Kubernetes
 resolver) and no YAML 1.1 reader takes it for a timestamp or a base-60 number; otherwise it is quoted.
 JSON documents are written with the json module.
