@@ -150,5 +150,162 @@ def test_read_only_file_is_refused_unless_force(tmp_path: pathlib.Path) -> None:
         path.chmod(0o644)
 
 
-def _unused() -> None:  # keep imports used until the JUnit tests land
-    ET.fromstring("<a/>")
+# --- item 6: a file that would change is a failure in every format -------------------------------
+
+
+def test_junit_one_case_per_file_and_would_change_fails(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "old.yaml").write_text(OLD)
+    (tmp_path / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")  # no KubeVirt
+    code, out, _ = invoke("check", str(tmp_path), "--format", "junit")
+    assert code == 1
+    suite = ET.fromstring(out)
+    assert suite.get("tests") == "2" and suite.get("failures") == "1", out
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    assert cases[str(tmp_path / "old.yaml")].find("failure") is not None
+    assert cases[str(tmp_path / "cm.yaml")].find("failure") is None
+
+
+def test_sarif_levels_follow_the_exit_code(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "old.yaml").write_text(OLD)
+    code, out, _ = invoke("check", str(tmp_path), "--format", "sarif")
+    assert code == 1
+    levels = {r["ruleId"]: r["level"] for r in json.loads(out)["runs"][0]["results"]}
+    assert levels["upgraded"] == "error"
+    code, out, _ = invoke("check", str(tmp_path), "--format", "sarif", "--exit-zero")
+    assert code == 0
+    assert {r["level"] for r in json.loads(out)["runs"][0]["results"]} == {"note"}
+
+
+# --- item 7: --strict: a warning is an error, counted and rendered so, and nothing with one is written
+
+
+def test_strict_counts_labels_and_writes_nothing_with_a_warning(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "old.yaml").write_text(OLD)
+    (tmp_path / "warned.yaml").write_text(WARNED.replace("v1beta1", "v1alpha2"))
+    code, out, _ = invoke("fix", "--strict", str(tmp_path))
+    assert code == 3
+    assert "1 error" in out and "warning" not in out.splitlines()[-1], out
+    assert "warned.yaml:7:5: error:" in out and "(an error under --strict)" in out
+    assert (tmp_path / "warned.yaml").read_text() == WARNED.replace("v1beta1", "v1alpha2")  # not written
+    assert (tmp_path / "old.yaml").read_text() == NEW  # a clean file still is
+    code, out, _ = invoke("check", "--strict", "--format", "json", str(tmp_path / "warned.yaml"))
+    report = json.loads(out)
+    assert report["summary"]["errors"] == 1 and report["summary"]["warnings"] == 0
+    assert {f["severity"] for f in report["findings"] if f["code"].startswith("webhook.")} == {"error"}
+
+
+# --- item 8: one finding per fact, in the command's tense ----------------------------------------
+
+
+def test_validate_reports_each_fact_once(tmp_path: pathlib.Path) -> None:
+    from tests.cli.test_cli import EXAMPLE
+
+    code, out, _ = invoke("validate", str(EXAMPLE))
+    lines = [ln for ln in out.splitlines() if ": warning:" in ln or ": error:" in ln]
+    assert len(lines) == len(set(lines)), out
+
+
+def test_check_speaks_in_the_conditional(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "old.yaml").write_text(OLD)
+    _, out, _ = invoke("check", str(tmp_path))
+    assert "apiVersion: would upgrade instancetype.kubevirt.io/v1alpha1" in out, out
+    _, out, _ = invoke("fix", str(tmp_path))
+    assert "apiVersion: upgraded instancetype.kubevirt.io/v1alpha1" in out, out
+
+
+def test_a_failed_file_reports_no_upgrade(tmp_path: pathlib.Path) -> None:
+    from tests.cli.test_cli import BAD
+
+    (tmp_path / "bad.yaml").write_text(BAD)
+    code, out, _ = invoke("check", str(tmp_path))
+    assert code == 3 and "[upgraded]" not in out and "0 objects would be upgraded" in out, out
+
+
+# --- item 9: every fixer option previews in check/diff/stdin/krm ---------------------------------
+
+
+def test_modernize_previews_and_stops_warning(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "warned.yaml").write_text(WARNED)
+    code, out, err = invoke("diff", "--modernize", str(tmp_path / "warned.yaml"))
+    assert code == 1 and "+    preferredCPUTopology: threads" in out, out + err
+    assert "webhook.deprecated" not in err  # the value it rewrote no longer warns
+    code, out, _ = invoke("check", "--modernize", str(tmp_path))
+    assert code == 1 and "modernize.topology" in out and "webhook.deprecated-topology" not in out
+    code, out, _ = invoke("fix", "--modernize", "-", stdin=WARNED)
+    assert code == 0 and "preferredCPUTopology: threads" in out
+    from transform.integrations import krm
+
+    rl = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + "".join(
+        "- " + ln + "\n" if i == 0 else "  " + ln + "\n" for i, ln in enumerate(WARNED.splitlines())
+    )
+    rl += "functionConfig:\n  kind: ConfigMap\n  data:\n    modernize: 'true'\n"
+    assert b"preferredCPUTopology: threads" in krm.process(rl.encode()).data
+
+
+# --- item 11: nothing matched is said; --exclude takes a bare directory name ----------------------
+
+
+def test_no_files_matched_warns_and_fails_under_strict(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "empty").mkdir()
+    code, out, _ = invoke("check", str(tmp_path / "empty"))
+    assert code == 0 and "warning: no files matched" in out, out
+    code, out, _ = invoke("check", "--strict", str(tmp_path / "empty"))
+    assert code == 3 and "error: no files matched" in out, out
+
+
+def test_exclude_a_bare_directory_name(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "exported" / "deep").mkdir(parents=True)
+    (tmp_path / "exported" / "deep" / "old.yaml").write_text(OLD)
+    (tmp_path / "kept.yaml").write_text(NEW)
+    code, out, _ = invoke("check", "--exclude", "exported", str(tmp_path))
+    assert code == 0 and "in 1 file" in out, out
+    code, out, _ = invoke("check", "--exclude", "exported", str(tmp_path / "exported" / "deep" / "old.yaml"))
+    assert code == 0, out
+
+
+# --- item 12: --statistics, markdown, --exit-zero, --select/--ignore ------------------------------
+
+
+def test_statistics_counts_per_code(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "a.yaml").write_text(OLD)
+    (tmp_path / "b.yaml").write_text(OLD.replace("name: p", "name: q"))
+    code, out, _ = invoke("check", "--statistics", str(tmp_path))
+    assert code == 1 and out.splitlines()[0].split() == ["2", "upgraded", "(info)"], out
+    assert invoke("check", "--statistics", "--format", "json", str(tmp_path))[0] == 2
+
+
+def test_markdown_report(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "a.yaml").write_text(OLD)
+    code, out, _ = invoke("check", "--format", "markdown", str(tmp_path))
+    assert code == 1 and out.startswith("### instancetype-upgrade check")
+    assert "| info | `upgraded` |" in out and "| location | severity | code |" in out
+
+
+@pytest.mark.parametrize("command", ["check", "validate", "scan"])
+def test_exit_zero(tmp_path: pathlib.Path, command: str) -> None:
+    from tests.cli.test_cli import BAD
+
+    (tmp_path / "a.yaml").write_text(OLD if command != "validate" else BAD)
+    assert invoke(command, str(tmp_path))[0] != 0
+    assert invoke(command, "--exit-zero", str(tmp_path))[0] == 0
+
+
+def test_select_and_ignore_by_code_prefix(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "warned.yaml").write_text(WARNED)
+    _, out, _ = invoke("check", str(tmp_path))
+    assert "webhook.deprecated-topology" in out
+    _, out, _ = invoke("check", "--ignore", "webhook.", str(tmp_path))
+    assert "webhook." not in out and "0 warnings" not in out
+    code, _, _ = invoke("check", "--strict", "--ignore", "webhook.deprecated", str(tmp_path))
+    assert code == 0  # an ignored warning does not fail a --strict run
+    _, out, _ = invoke("check", "--select", "upgraded", str(tmp_path / "warned.yaml"))
+    assert "webhook." not in out
+
+
+# --- papercuts -----------------------------------------------------------------------------------
+
+
+def test_diff_of_an_absolute_path_has_clean_headers(tmp_path: pathlib.Path) -> None:
+    (tmp_path / "old.yaml").write_text(OLD)
+    _, out, _ = invoke("diff", str(tmp_path / "old.yaml"))
+    assert out.splitlines()[0] == f"--- a{tmp_path}/old.yaml", out

@@ -144,3 +144,11 @@ def test_scalar(value: Any, quote: str | None, style: emit.Style, text: str) -> 
 )
 def test_plain_ok(s: str, ok: bool) -> None:
     assert emit.plain_ok(s) is ok
+
+
+def test_the_writer_does_not_share_the_readers_cache() -> None:
+    """`=` and `12:30` are strings to Kubernetes (the reader caches that) but the writer quotes them."""
+    doc = nodes.parse("a: =\nb: 12:30\nc: 2001-12-14\n")
+    assert doc is not None and doc.value == {"a": "=", "b": "12:30", "c": "2001-12-14"}
+    assert emit.block(doc.value, 0, KUBECTL) == ['a: "="', 'b: "12:30"', 'c: "2001-12-14"']
+    assert not emit.plain_ok("=")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from transform.cli.exits import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, write_report
-from transform.model.findings import Finding, Severity, error, quote_name, warning
+from transform.model.findings import STRICT_SUFFIX, Finding, Severity, apply_policy, error, quote_name, warning
 from transform.model.limits import file_limit
 from transform.model.settings import Settings
 from transform.pipeline import sinks, sources
@@ -58,6 +58,16 @@ def run(command: str, paths: list[str], c: Settings) -> int:
             result.findings.append(error("input.refused", f"stdin: {exc}"))
     else:
         items = read_inputs(sources.discover(paths, c.include, c.exclude), result, limit)
+        if not result.files_seen and not result.findings:
+            result.findings.append(
+                warning(
+                    "input.no-files",
+                    f"no files matched in {', '.join(paths)} (*.yaml, *.yml, *.json"
+                    + (f"; --include {' '.join(c.include)}" if c.include else "")
+                    + (f"; --exclude {' '.join(c.exclude)}" if c.exclude else "")
+                    + ")",
+                )
+            )
     out_names = _output_names(items, c.output_dir) if c.output_dir else {}
     progress = Progress(enabled=not stdin and c.fmt == "text")
     index = None
@@ -75,7 +85,16 @@ def run(command: str, paths: list[str], c: Settings) -> int:
     report(command, result, c, stdout_is_data=stdin or command == "diff")
     if command == "fix" and c.exit_zero_even_if_changed and code == EXIT_CHANGED:
         return EXIT_OK
+    if c.exit_zero and code != EXIT_OK and not _input_failed(result):
+        return EXIT_OK  # report-only: findings do not fail the run; unreadable input still does
     return code
+
+
+def _input_failed(result: RunResult) -> bool:
+    return any(
+        f.severity is Severity.ERROR and f.code.startswith(("input.", "output.", "internal."))
+        for f in result.all_findings
+    )
 
 
 def _outputs(
@@ -133,7 +152,8 @@ def _outputs(
                 unwritten |= olds
                 continue
         changed += 1
-    failed = result.failed or (c.strict and any(f.severity is Severity.WARNING for f in result.all_findings))
+    policy(result, c)
+    failed = result.failed
     if stdin and command == "fix":
         if failed:
             return EXIT_ERROR
@@ -188,24 +208,59 @@ def _read_only(path: str) -> bool:
         return False
 
 
+def _one_per_fact(findings: list[Finding]) -> list[Finding]:
+    """One finding per fact: the same code, place and message reported twice (by two checks, or as
+    a warning and an error) is shown once, at its highest severity."""
+    rank = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+    best: dict[tuple[object, ...], Finding] = {}
+    for f in findings:
+        key = _key(f)
+        if key not in best or rank[f.severity] < rank[best[key].severity]:
+            best[key] = f
+    return [f for f in findings if best.get(_key(f)) is f]
+
+
+def _key(f: Finding) -> tuple[object, ...]:
+    return (f.code, f.file, f.doc, f.line, f.column, f.object, f.path, f.message.removesuffix(STRICT_SUFFIX))
+
+
+def policy(result: RunResult, c: Settings) -> None:
+    """--select/--ignore and --strict on every finding (the engine applied them to files already);
+    a failed file reports no change (it was not and will not be written)."""
+    result.findings = apply_policy(result.findings, strict=c.strict, select=c.select, ignore=c.ignore)
+    for r in result.results:
+        r.findings = apply_policy(r.findings, strict=c.strict, select=c.select, ignore=c.ignore)
+        if r.failed:
+            r.findings = [f for f in r.findings if f.severity is not Severity.INFO]
+
+
 def report(command: str, result: RunResult, c: Settings, *, stdout_is_data: bool = False) -> None:
     from transform.report import formats
 
-    findings = result.all_findings
-    if c.quiet:
-        findings = [f for f in findings if f.severity is not Severity.INFO]
+    policy(result, c)
+    everything = _one_per_fact(result.all_findings)
+    findings = [f for f in everything if f.severity is not Severity.INFO] if c.quiet else everything
+    if command in ("check", "diff"):
+        findings = [formats.would(f) for f in findings]
     renames = [r for res in result.results if not res.failed for r in res.renames]
+    changed = [r.name for r in result.results if r.changed and not r.failed and not r.write_failed]
     summary = formats.Summary(
         command=command,
         files_seen=result.files_seen,
-        files_changed=len([r for r in result.results if r.changed and not r.failed]),
+        files_changed=len(changed),
         objects_upgraded=sum(r.upgraded for r in result.results if not r.failed),
-        errors=sum(1 for f in result.all_findings if f.severity is Severity.ERROR),
-        warnings=sum(1 for f in result.all_findings if f.severity is Severity.WARNING),
+        errors=sum(1 for f in everything if f.severity is Severity.ERROR),
+        warnings=sum(1 for f in everything if f.severity is Severity.WARNING),
         renames=renames,
-        files=[r.name for r in result.results],
+        files=result.names or [r.name for r in result.results],
+        changed_files=changed,
+        changes_fail=command in ("check", "diff")
+        and not c.exit_zero
+        or command == "fix"
+        and not c.exit_zero_even_if_changed,
     )
-    write_report(formats.RENDERERS[c.fmt.lower()](findings, summary), c.output_file, stdout_is_data=stdout_is_data)
+    render = formats.render_statistics if c.statistics else formats.RENDERERS[c.fmt.lower()]
+    write_report(render(findings, summary), c.output_file, stdout_is_data=stdout_is_data)
 
 
 def sort_findings(findings: list[Finding]) -> list[Finding]:

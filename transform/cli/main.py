@@ -72,6 +72,8 @@ def _run(command: str, paths: tuple[str, ...], kw: dict[str, Any]) -> None:
     s = settings(kw)
     if "-" in paths and len(paths) > 1:
         raise click.UsageError("- (stdin) cannot be combined with other paths")
+    if s.statistics and s.fmt.lower() != "text":
+        raise click.UsageError("--statistics goes with --format text (the other formats list every finding)")
     if paths == ("-",) and s.output_dir:
         raise click.UsageError("--output-dir does not apply to - (stdin): the upgraded stream goes to stdout")
     if s.output_dir:

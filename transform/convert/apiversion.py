@@ -15,6 +15,7 @@ with `drop_server_fields`, removed: the API server owns them and writes them ane
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -183,13 +184,14 @@ def data_volume_templates(spec: Any, base: Path, targets: apis.Targets) -> tuple
     return edits, found
 
 
-def _old_names(targets: apis.Targets) -> list[tuple[str, apis.Api]]:
+@functools.cache  # once per run, not once per object (it was a fifth of a tree's check)
+def _old_names(targets: apis.Targets) -> tuple[tuple[str, apis.Api], ...]:
     out = []
     for api in apis.TABLE:
         d = apis.decide(api.api_version, api.kinds[0] if api.kinds else "", targets)
         if d is not None and (d.to is not None or d.status in ("removed", "unserved", "legacy")):
             out.append((api.api_version, api))
-    return out
+    return tuple(out)
 
 
 def _strings(value: Any, path: Path) -> Iterator[tuple[Path, str]]:
@@ -203,7 +205,7 @@ def _strings(value: Any, path: Path) -> Iterator[tuple[Path, str]]:
             yield from _strings(v, (*path, i))
 
 
-def _names(text: str, old: list[tuple[str, apis.Api]]) -> apis.Api | None:
+def _names(text: str, old: tuple[tuple[str, apis.Api], ...]) -> apis.Api | None:
     for name, api in old:
         at = text.find(name)
         while at >= 0:

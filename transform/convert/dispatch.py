@@ -56,6 +56,7 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
         )
         return
     before = len(out.findings)
+    changes_before = len(out.changes)
     targets = apis.Targets(settings.target, settings.target_cdi)
     if group in convert.GROUPS:
         _object(out, path, obj, str(api), str(kind), settings, index, file)
@@ -77,9 +78,28 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
     elif kind == "VirtualMachinePool" and group == "pool.kubevirt.io":
         objects.pool_extras(out, path, targets)
     objects.references(out, path, settings.drop_server_fields, targets)
+    if group is not None and group not in convert.GROUPS and (not path or path[0] == "items") and len(path) <= 2:
+        _whole_object(out, path, obj, settings, file in index.patch_files, out.changes[changes_before:])
     for i in range(before, len(out.findings)):
         f = out.findings[i]
         out.findings[i] = f.at(object=f.object or ref, path=path + f.path, extra={**f.extra, **_resource(obj)})
+
+
+def _whole_object(
+    out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, partial: bool, changes: list[Change]
+) -> None:
+    """Any other KubeVirt object against its CRD schema at the target: a changed one must stay valid
+    (checked before writing), problems of an unchanged one are warnings (errors under --strict)."""
+    mine = [c for c in changes if c.path == path and c.check is None]
+    if not any(c.path == path for c in changes):
+        out.findings.extend(_check_current(obj, settings, partial))
+        return
+    if not mine:
+        return
+    found, carried = _input_findings(obj, settings, partial)
+    out.findings.extend(found)
+    for change in mine:
+        change.check = lambda o: [f for f in _check_upgraded(o, settings, partial) if (f.code, f.path) not in carried]
 
 
 def _resource(obj: dict[str, Any]) -> dict[str, Any]:
@@ -151,18 +171,8 @@ def _object(
         new, found = modernize.modernize_object(new, settings.target)
         out.findings.extend(found)
     out.set(path, new)
-    from transform.validate import documents as validation
-
-    carried: set[tuple[str, Path]] = set()
-    for f in validation.validate_document(obj, partial=partial, strict=settings.strict, target=settings.target):
-        if f.severity is Severity.ERROR and f.code == "schema.required":
-            # only apiVersion changes: a missing field was missing before (a kustomize patch?)
-            carried.add((f.code, f.path))
-            f = f.at(
-                message=f"{f.message} (a partial object such as a kustomize patch? list it in a "
-                "kustomization among the inputs to have it judged as one)"
-            )
-        out.findings.append(_input_finding(f, settings))
+    found, carried = _input_findings(obj, settings, partial)
+    out.findings.extend(found)
     note = f"{api} -> {new_api}" + (f" ({kind} -> {new_kind})" if new_kind != kind else "")
     out.findings.append(info("upgraded", f"upgraded {note}", ("apiVersion",)))
     out.changes.append(
@@ -171,6 +181,26 @@ def _object(
             check=lambda o: [f for f in _check_upgraded(o, settings, partial) if (f.code, f.path) not in carried],
         )
     )
+
+
+def _input_findings(
+    obj: dict[str, Any], settings: Settings, partial: bool
+) -> tuple[list[Finding], set[tuple[str, Path]]]:
+    """The input's problems (as warnings) and the missing fields an upgrade carries over without blame."""
+    from transform.validate import documents as validation
+
+    carried: set[tuple[str, Path]] = set()
+    found = []
+    for f in validation.validate_document(obj, partial=partial, strict=settings.strict, target=settings.target):
+        if f.severity is Severity.ERROR and f.code == "schema.required":
+            # only apiVersion changes: a missing field was missing before (a kustomize patch?)
+            carried.add((f.code, f.path))
+            f = f.at(
+                message=f"{f.message} (a partial object such as a kustomize patch? list it in a "
+                "kustomization among the inputs to have it judged as one)"
+            )
+        found.append(_input_finding(f, settings))
+    return found, carried
 
 
 def _input_finding(f: Finding, settings: Settings) -> Finding:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -35,7 +36,12 @@ _C_ESCAPES.update({'"': '\\"', "\\": "\\\\"})
 
 
 def _needs_quotes(name: str) -> bool:
-    return any(c in '"\\' or _is_control(c) for c in name)
+    return _QUOTED.search(name) is not None
+
+
+_CONTROLS = "\x00-\x1f\x7f-\x9f"
+_QUOTED = re.compile(f'["\\\\{_CONTROLS}]')  # one C-speed search per name (reports name every file)
+_CONTROL = re.compile(f"[{_CONTROLS}]")
 
 
 def _is_control(c: str) -> bool:
@@ -44,7 +50,7 @@ def _is_control(c: str) -> bool:
 
 def escape_controls(text: str) -> str:
     """`text` with every control character written as its C escape (messages embed names)."""
-    if not any(_is_control(c) for c in text):
+    if _CONTROL.search(text) is None:
         return text
     return "".join(_escape(c) if _is_control(c) else c for c in text)
 
@@ -117,6 +123,33 @@ def warning(code: str, message: str, path: Path = (), **kw: Any) -> Finding:
 
 def info(code: str, message: str, path: Path = (), **kw: Any) -> Finding:
     return Finding(Severity.INFO, code, message, path=path, **kw)
+
+
+STRICT_SUFFIX = " (an error under --strict)"
+
+
+def selected(f: Finding, select: tuple[str, ...], ignore: tuple[str, ...]) -> bool:
+    """--select/--ignore by code prefix (`webhook.` or `webhook.deprecated-topology`) or API family
+    (`export`, see `matches`); the longer matching prefix wins, as in ruff."""
+    best_select = max((len(p) for p in select if matches(f, p)), default=-1 if select else 0)
+    best_ignore = max((len(p) for p in ignore if matches(f, p)), default=-1)
+    return best_select >= 0 and best_select >= best_ignore + (1 if best_ignore >= 0 else 0)
+
+
+def apply_policy(
+    found: list[Finding], *, strict: bool, select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()
+) -> list[Finding]:
+    """Warnings and infos not selected (--select/--ignore) are dropped; errors always stay (a file that
+    failed must say why). Under --strict the remaining warnings are errors: counted, shown and
+    acted on as errors (a file with one is not written)."""
+    out = []
+    for f in found:
+        if f.severity is not Severity.ERROR and (select or ignore) and not selected(f, select, ignore):
+            continue
+        if strict and f.severity is Severity.WARNING:
+            f = f.at(severity=Severity.ERROR, message=f.message + STRICT_SUFFIX)
+        out.append(f)
+    return out
 
 
 def matches(f: Finding, prefix: str) -> bool:

@@ -40,6 +40,7 @@ class RunResult:
     results: list[FileResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)  # not tied to one processed file
     files_seen: int = 0
+    names: list[str] = field(default_factory=list)  # every file seen, in order (a JUnit test case each)
 
     @property
     def all_findings(self) -> list[Finding]:
@@ -65,6 +66,7 @@ def read_inputs(
             run.findings.append((warning if entry.warn else error)("input.skipped", entry.reason, file=entry.display))
             continue
         run.files_seen += 1
+        run.names.append(entry.display)
         try:
             data = read_file(entry.path, limit)
         except InputError as exc:

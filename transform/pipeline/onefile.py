@@ -17,7 +17,7 @@ from typing import Any
 from transform.convert.dispatch import Change, upgrade_document
 from transform.convert.index import Index
 from transform.model import plain
-from transform.model.findings import Finding, Severity, error
+from transform.model.findings import Finding, Severity, apply_policy, error
 from transform.model.settings import Settings
 from transform.pipeline import aliases
 from transform.yamltext import edits, emit, nodepath, textio
@@ -146,6 +146,25 @@ def _template_hint(body: str) -> str:
 
 
 def upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> FileResult:
+    """One file's upgrade, with the run's policy applied: --select/--ignore drop warnings, --strict
+    makes the rest errors, and a file with an error keeps its text (it is never written)."""
+    result = _upgrade_file(name, data, settings, index)
+    if settings.modernize and result.changed:
+        # a deprecated value that --modernize rewrote is no longer there to warn about
+        rewritten = {(f.doc, f.path) for f in result.findings if f.code.startswith("modernize.")}
+        result.findings = [
+            f for f in result.findings if not (f.code.startswith("webhook.deprecated") and (f.doc, f.path) in rewritten)
+        ]
+    if settings.strict or settings.select or settings.ignore:
+        result.findings = apply_policy(
+            result.findings, strict=settings.strict, select=settings.select, ignore=settings.ignore
+        )
+        if result.failed:
+            result.new_text, result.renames = None, []
+    return result
+
+
+def _upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> FileResult:
     result = FileResult(name)
     try:
         source = textio.decode(data)

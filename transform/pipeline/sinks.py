@@ -241,6 +241,9 @@ def unified_diff(name: str, old: str, new: str) -> str:
 
     return "".join(
         difflib.unified_diff(
-            old.splitlines(True), new.splitlines(True), fromfile=quote_name(f"a/{name}"), tofile=quote_name(f"b/{name}")
+            old.splitlines(True),
+            new.splitlines(True),
+            fromfile=quote_name("a/" + name.lstrip("/")),
+            tofile=quote_name("b/" + name.lstrip("/")),
         )
     )

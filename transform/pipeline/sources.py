@@ -197,8 +197,11 @@ def _walk(
                     yield Skipped(display, broken, warn=True)
                     continue
                 real = os.path.realpath(full)
-                if not real.startswith(root_real + os.sep) or not os.path.isfile(real):
-                    yield Skipped(display, "symbolic link pointing outside the tree (not followed)")
+                if not os.path.isfile(real):
+                    yield Skipped(display, "symbolic link to a directory or a special file: not followed")
+                    continue
+                if not real.startswith(root_real + os.sep):
+                    yield Skipped(display, "symbolic link pointing outside the tree: not followed", warn=True)
                     continue
                 st = os.stat(real)
                 key = (st.st_dev, st.st_ino)

@@ -56,6 +56,9 @@ __all__ = [
     "render_json",
     "render_junit",
     "render_markdown",
+    "render_statistics",
+    "statistics",
+    "would",
     "RENDERERS",
     "render_sarif",
     "render_text",
@@ -84,6 +87,8 @@ class Summary:
     warnings: int | None = None
     renames: list[tuple[str, str, str]] = field(default_factory=list)  # (namespace, old, new)
     files: list[str] = field(default_factory=list)  # every file seen, for JUnit
+    changed_files: list[str] = field(default_factory=list)  # files that changed (or would)
+    changes_fail: bool = False  # a change sets the exit code (fix, check, diff): a failure in every format
 
     def counts(self, findings: Sequence[Finding]) -> tuple[int, int, int]:
         """(errors, warnings, infos), preferring the explicit numbers over counting."""
@@ -226,7 +231,8 @@ def render_junit(findings: Sequence[Finding], summary: Summary) -> str:
     by_file: dict[str, list[Finding]] = {name: [] for name in files}
     for f in findings:
         by_file[f.file or "<stdin>"].append(f)
-    failed = sum(any(f.severity is Severity.ERROR for f in fs) for fs in by_file.values())
+    changed = set(summary.changed_files) if summary.changes_fail else set()
+    failed = sum(any(f.severity is Severity.ERROR for f in fs) or name in changed for name, fs in by_file.items())
     suite = ET.Element(
         "testsuite",
         {
@@ -251,6 +257,10 @@ def render_junit(findings: Sequence[Finding], summary: Summary) -> str:
                 },
             )
             failure.text = _xml_text("\n".join(str(f) for f in errs))
+        elif name in changed:
+            verb = "would change" if summary.command in _WOULD else "changed"
+            failure = ET.SubElement(case, "failure", {"message": _xml_text(f"{name} {verb}"), "type": "changed"})
+            failure.text = _xml_text("\n".join(str(f) for f in others))
         if others:
             out = ET.SubElement(case, "system-out")
             out.text = _xml_text("\n".join(str(f) for f in others))
@@ -297,6 +307,7 @@ def _sarif_location(f: Finding) -> dict[str, Any]:
 def render_sarif(findings: Sequence[Finding], summary: Summary) -> str:
     """SARIF 2.1.0, fit for GitHub code scanning (relative URIs, 1-based regions)."""
     rules: dict[str, dict[str, Any]] = {}
+    changed_files = set(summary.changed_files) if summary.changes_fail else set()
     for f in findings:
         rules.setdefault(
             f.code,
@@ -305,17 +316,24 @@ def render_sarif(findings: Sequence[Finding], summary: Summary) -> str:
                 "name": "".join(part.capitalize() for part in re.split(r"[^0-9A-Za-z]+", f.code)) or f.code,
                 "shortDescription": {"text": f.code},
                 "fullDescription": {"text": f.message},
-                "defaultConfiguration": {"level": _SARIF_LEVEL[f.severity]},
+                "defaultConfiguration": {
+                    "level": "error"
+                    if f.severity is Severity.INFO and f.file in changed_files
+                    else _SARIF_LEVEL[f.severity]
+                },
                 "properties": {"tags": [TOOL_NAME]},
             },
         )
     index = {code: i for i, code in enumerate(rules)}
+    changed = set(summary.changed_files) if summary.changes_fail else set()
     results = []
     for f in findings:
+        # levels follow the exit code: a change that fails the run is an error, like the run
+        level = "error" if f.severity is Severity.INFO and f.file in changed else _SARIF_LEVEL[f.severity]
         result: dict[str, Any] = {
             "ruleId": f.code,
             "ruleIndex": index[f.code],
-            "level": _SARIF_LEVEL[f.severity],
+            "level": level,
             "message": {"text": f.message},
         }
         if f.file:
@@ -347,6 +365,42 @@ def render_sarif(findings: Sequence[Finding], summary: Summary) -> str:
     import json  # lazy: the text report (pre-commit) does not need it
 
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+# ---- statistics (ruff --statistics) ----------------------------------------------------------------
+
+
+def statistics(findings: Sequence[Finding]) -> list[tuple[int, str, str]]:
+    """(count, code, severity) per code, most frequent first."""
+    counts: dict[tuple[str, str], int] = {}
+    for f in findings:
+        key = (f.code, f.severity.value)
+        counts[key] = counts.get(key, 0) + 1
+    return sorted(((n, code, sev) for (code, sev), n in counts.items()), key=lambda t: (-t[0], t[1]))
+
+
+def render_statistics(findings: Sequence[Finding], summary: Summary) -> str:
+    rows = statistics(findings)
+    width = max((len(str(n)) for n, _, _ in rows), default=1)
+    lines = [f"{n:>{width}}  {code}  ({sev})" for n, code, sev in rows]
+    return "\n".join([*lines, summary_line(findings, summary)]) + "\n"
+
+
+_WOULD_VERBS = (
+    ("upgraded ", "would upgrade "),
+    ("now references ", "would reference "),
+    ("recovered ", "would recover "),
+    ("removed ", "would be removed "),
+)
+
+
+def would(f: Finding) -> Finding:
+    """A change finding in the tense of a command that writes nothing ("would upgrade" in check)."""
+    for past, future in _WOULD_VERBS:
+        head, sep, tail = f.message.partition(past)
+        if sep and (not head or head.endswith(": ")):
+            return f.at(message=head + future + tail)
+    return f
 
 
 # ---- Markdown (pull-request comments, as pluto -o markdown) --------------------------------------

@@ -29,6 +29,12 @@ Hook = Callable[[Any, Path, list[Finding], bool], None]  # (value, path, out, pa
 
 _DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})?$")
 _TYPE_WORDS = {"object": "mapping", "array": "list"}
+_LEAF_TYPES: dict[str, frozenset[type]] = {
+    "string": frozenset({str}),
+    "boolean": frozenset({bool}),
+    "integer": frozenset({int}),
+    "number": frozenset({int, float}),
+}
 
 
 class Node:
@@ -57,6 +63,7 @@ class Node:
         "list_type",
         "map_keys",
         "hook",
+        "leaf",
     )
 
     def __init__(self, schema: dict[str, Any], meta: Node | None = None) -> None:
@@ -89,6 +96,11 @@ class Node:
         self.list_type: str | None = schema.get("x-kubernetes-list-type")
         self.map_keys: tuple[str, ...] = tuple(schema.get("x-kubernetes-list-map-keys") or ())
         self.hook: Hook | None = None
+        # A scalar without constraints: a value of one of these exact types needs no further look.
+        self.leaf: frozenset[type] | None = None
+        constrained = (self.enum, self.pattern, self.format, self.minimum, self.maximum, self.min_length)
+        if self.type in _LEAF_TYPES and not self.int_or_string and all(c is None for c in constrained):
+            self.leaf = _LEAF_TYPES[self.type] if self.max_length is None else None
         if self.embedded and meta is not None:
             self.props = {**(self.props or {}), "metadata": meta}
 
@@ -228,6 +240,8 @@ class _Walk:
                     continue
             if item is None and not child.nullable:
                 continue  # pruned: a null in a non-nullable field is absent
+            if child.leaf is not None and type(item) in child.leaf and child.hook is None:
+                continue
             path.append(key)
             self.check(child, item, path)
             path.pop()
@@ -250,7 +264,7 @@ class _Walk:
                 )
             )
         items = node.items
-        if items is not None:
+        if items is not None and not (items.leaf is not None and all(type(v) in items.leaf for v in value)):
             for i, item in enumerate(value):
                 path.append(i)
                 self.check(items, item, path)

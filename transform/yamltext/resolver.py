@@ -83,6 +83,11 @@ class KubernetesResolver(BaseResolver):
     yaml_implicit_resolvers: dict[Any, Any] = {}
     yaml_path_resolvers: dict[Any, Any] = {}
     processing_version = (1, 1)  # ruamel's pure scanner then scans as libyaml (and go-yaml) do
+    plain_tags: dict[str, Any] = {}  # plain scalar -> its Tag; one cache per class, as each has its own table
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.plain_tags = {}  # a subclass (emit's WriterResolver) resolves differently: never share the cache
 
     def descend_resolver(self, current_node: Any, current_index: Any) -> None:
         """No path resolvers: a no-op (libyaml's composer calls it for every node)."""
@@ -93,11 +98,13 @@ class KubernetesResolver(BaseResolver):
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
         if kind is ScalarNode:
             if implicit[0]:
-                for tag, regexp in self.yaml_implicit_resolvers.get(value[:1], ()):
-                    if regexp.match(value):
-                        if tag is _NUMBER_CHECK:
-                            return self.TAGS[number_tag(value)]
-                        return self.TAGS[tag]
+                cache = self.plain_tags
+                tag = cache.get(value)  # keys and common values repeat: most scalars are a lookup
+                if tag is None:
+                    tag = self._resolve_plain(value)
+                    if len(cache) < _PLAIN_TAGS_MAX:
+                        cache[value] = tag
+                return tag
             return self.DEFAULT_SCALAR_TAG
         if kind is MappingNode:
             return self.DEFAULT_MAPPING_TAG
@@ -105,7 +112,16 @@ class KubernetesResolver(BaseResolver):
             return self.DEFAULT_SEQUENCE_TAG
         return self.DEFAULT_SCALAR_TAG
 
+    def _resolve_plain(self, value: str) -> Any:
+        for tag, regexp in self.yaml_implicit_resolvers.get(value[:1], ()):
+            if regexp.match(value):
+                if tag is _NUMBER_CHECK:
+                    return self.TAGS[number_tag(value)]
+                return self.TAGS[tag]
+        return self.DEFAULT_SCALAR_TAG
 
+
+_PLAIN_TAGS_MAX = 1 << 16  # entries per resolver class
 _NUMBER_CHECK = "number (range checked)"  # marks the long numbers that need number_tag()
 
 
