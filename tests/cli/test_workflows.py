@@ -358,3 +358,24 @@ def test_backup_reports_progress_per_entry(tmp_path: pathlib.Path) -> None:
 def test_backup_of_a_missing_archive_names_it(tmp_path: pathlib.Path) -> None:
     code, out, _ = invoke("backup", str(tmp_path / "nonexist.tar.gz"), "-o", str(tmp_path / "x.tar.gz"))
     assert code == 3 and out.startswith(f"{tmp_path}/nonexist.tar.gz: error: cannot read"), out
+
+
+def test_backup_and_scan_take_the_same_archives(tmp_path: pathlib.Path) -> None:
+    """scan read an uncompressed tar that backup refused: both take .tar and .tar.gz."""
+    import gzip
+    import io
+    import tarfile
+
+    plain = tmp_path / "b.tar"
+    data = b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"default"}}'
+    with tarfile.open(plain, "w") as tf:
+        info = tarfile.TarInfo("resources/configmaps/namespaces/default/c.json")
+        info.size = len(data)
+        tf.addfile(info, io.BytesIO(data))
+    compressed = tmp_path / "b.tar.gz"
+    compressed.write_bytes(gzip.compress(plain.read_bytes()))
+    for archive in (plain, compressed):
+        code, out, err = invoke("backup", str(archive), "--check")
+        assert code == 0 and "in 1 file" in out, out + err
+        code, out, err = invoke("scan", str(archive))
+        assert code == 0, out + err
