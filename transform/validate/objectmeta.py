@@ -18,19 +18,19 @@ import json
 import re
 from typing import Any
 
-from transform.kubevirt import names
+from transform.kubevirt.names import DNS1123_LABEL, MAX_NAME, is_subdomain
 from transform.model.findings import Finding, error
 from transform.validate.structural import Node
 
 Path = tuple[Any, ...]
 
+DNS1123_SUBDOMAIN_MAX = MAX_NAME
 DNS1123_LABEL_MAX = 63
 QUALIFIED_NAME_MAX = 63
 LABEL_VALUE_MAX = 63
 ANNOTATIONS_MAX_BYTES = 256 * 1024
 
-_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_LABEL_RE = re.compile(rf"^{_LABEL}$")
+_LABEL_RE = re.compile(rf"^{DNS1123_LABEL}$")
 _QUALIFIED_NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _LABEL_VALUE_RE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
@@ -89,8 +89,14 @@ SCHEMA: dict[str, Any] = {
 
 
 def subdomain_problem(value: str) -> str | None:
-    """Why `value` is no DNS-1123 subdomain of at most 253 characters (the one check: kubevirt.names)."""
-    return names.name_problem(value) or None
+    if len(value) > DNS1123_SUBDOMAIN_MAX:
+        return f"must be no more than {DNS1123_SUBDOMAIN_MAX} characters (got {len(value)})"
+    if not is_subdomain(value):
+        return (
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+            "and must start and end with an alphanumeric character (e.g. 'example.com')"
+        )
+    return None
 
 
 def label_problem(value: str) -> str | None:
@@ -143,7 +149,7 @@ def _rules(meta: Any, path: Path, out: list[Finding], partial: bool) -> None:
         if isinstance(value, str) and value:
             problem = check(value)
             if problem is not None:
-                out.append(error("metadata.name", f"invalid {field}: {problem}", (*path, field)))
+                out.append(error("metadata.name", f"invalid {field} {json.dumps(value)}: {problem}", (*path, field)))
     generate = meta.get("generateName")
     if isinstance(generate, str) and generate:
         problem = subdomain_problem(generate.rstrip("-") + ("a" if generate.endswith("-") else ""))
