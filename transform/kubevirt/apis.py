@@ -366,9 +366,10 @@ def decide(api_version: str, kind: str, targets: Targets) -> Decision | None:
 
 
 def needles() -> tuple[str, ...]:
-    """Byte markers of every group in the table: a document naming none of them holds no object,
-    reference or kustomize target of these groups. The groups under kubevirt.io share one marker."""
-    out = {"kubevirt.io" if g.endswith("kubevirt.io") else g + "/": None for g in sorted(GROUPS)}
+    """Byte markers of every group in the table: a document naming none of them holds no object or
+    reference of these groups. The *.kubevirt.io groups share `kubevirt.io/` (apiVersions, labels);
+    a kustomize patch target names a group without the slash, and kustomizations are always read."""
+    out = {"kubevirt.io/" if a.group.endswith("kubevirt.io") else a.api_version: None for a in TABLE}
     return tuple(out)
 
 
