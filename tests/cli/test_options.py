@@ -128,6 +128,9 @@ def test_configuration_typo_is_a_usage_error(tmp_path: pathlib.Path, monkeypatch
     monkeypatch.chdir(tmp_path)
     code, _out, err = invoke("check", ".")
     assert code == 2 and "renmae" in err
+    (tmp_path / ".instancetype-upgrade.toml").write_text("[check]\nforce = true\n")  # fix only
+    code, _out, err = invoke("check", ".")
+    assert code == 2 and "check.force" in err
 
 
 def test_project_pre_commit_config_runs_the_linters() -> None:

@@ -23,6 +23,7 @@ ALLOWED = {
     "transform.cli.config",
     "transform.cli.exits",
     "transform.cli.options",
+    "transform.cli.progress",  # the progress line (stdlib only), split out of driver
     "transform.model",
     "transform.model.findings",
     "transform.model.settings",

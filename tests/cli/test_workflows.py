@@ -309,3 +309,73 @@ def test_diff_of_an_absolute_path_has_clean_headers(tmp_path: pathlib.Path) -> N
     (tmp_path / "old.yaml").write_text(OLD)
     _, out, _ = invoke("diff", str(tmp_path / "old.yaml"))
     assert out.splitlines()[0] == f"--- a{tmp_path}/old.yaml", out
+
+
+# --- item 10: a progress line for long runs on a terminal only -----------------------------------
+
+
+def test_progress_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    from transform.cli import progress as progress_module
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    clock = iter(range(0, 100, 2))
+    monkeypatch.setattr(progress_module.time, "monotonic", lambda: float(next(clock)))
+    bar = progress_module.Progress(unit="entries")
+    bar(10)
+    bar(20)
+    bar.close()
+    assert "20 entries" in capsys.readouterr().err
+    monkeypatch.setenv("CI", "true")
+    bar = progress_module.Progress(unit="entries")
+    bar(10)
+    bar.close()
+    assert capsys.readouterr().err == ""
+
+
+def test_backup_reports_progress_per_entry(tmp_path: pathlib.Path) -> None:
+    import io
+    import tarfile
+
+    from transform.integrations import velero
+    from transform.model.settings import Settings
+
+    archive = tmp_path / "b.tar"
+    with tarfile.open(archive, "w") as tf:
+        for i in range(3):
+            data = b"{}"
+            info = tarfile.TarInfo(f"resources/configmaps/namespaces/default/c{i}.json")
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    seen: list[int] = []
+    velero.upgrade_backup(str(archive), None, Settings(), lambda done, total: seen.append(done))
+    assert seen == [1, 2, 3]
+
+
+def test_backup_of_a_missing_archive_names_it(tmp_path: pathlib.Path) -> None:
+    code, out, _ = invoke("backup", str(tmp_path / "nonexist.tar.gz"), "-o", str(tmp_path / "x.tar.gz"))
+    assert code == 3 and out.startswith(f"{tmp_path}/nonexist.tar.gz: error: cannot read"), out
+
+
+def test_backup_and_scan_take_the_same_archives(tmp_path: pathlib.Path) -> None:
+    """scan read an uncompressed tar that backup refused: both take .tar and .tar.gz."""
+    import gzip
+    import io
+    import tarfile
+
+    plain = tmp_path / "b.tar"
+    data = b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"default"}}'
+    with tarfile.open(plain, "w") as tf:
+        info = tarfile.TarInfo("resources/configmaps/namespaces/default/c.json")
+        info.size = len(data)
+        tf.addfile(info, io.BytesIO(data))
+    compressed = tmp_path / "b.tar.gz"
+    compressed.write_bytes(gzip.compress(plain.read_bytes()))
+    for archive in (plain, compressed):
+        code, out, err = invoke("backup", str(archive), "--check")
+        assert code == 0 and "in 1 file" in out, out + err
+        code, out, err = invoke("scan", str(archive))
+        assert code == 0, out + err

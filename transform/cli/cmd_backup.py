@@ -13,6 +13,7 @@ import click
 
 from transform.cli.exits import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, EXIT_USAGE, guard
 from transform.cli.options import ENGINE, REPORT, options, settings
+from transform.cli.progress import Progress
 
 if TYPE_CHECKING:
     from transform.model.settings import Settings
@@ -60,13 +61,17 @@ def _run(archive: str, output: str | None, c: Settings) -> int:
     from transform.model.findings import Severity
 
     command = "check" if output is None else "backup"
+    progress = Progress(unit="entries")  # a terminal only
     try:
-        outcome = core.upgrade_backup(archive, output, c)
+        try:
+            outcome = core.upgrade_backup(archive, output, c, progress)
+        finally:
+            progress.close()
     except core.UsageError as exc:
         click.echo(f"Error: {exc}", err=True)
         return EXIT_USAGE
     except core.BackupError as exc:
-        outcome = core.error_outcome(str(exc))
+        outcome = core.error_outcome(str(exc), archive)
         report(command, outcome.run, c)
         return EXIT_ERROR
     outcome.run.files_seen = outcome.members

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from transform.cli.exits import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, guard, write_report
 from transform.cli.options import REPORT, options, settings
+from transform.cli.progress import Progress
 
 if TYPE_CHECKING:
     from transform.model.settings import Settings
@@ -26,7 +28,7 @@ Exit codes:
 
 @click.command(epilog=SCAN_EPILOG)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
-@options("include", "exclude", "jobs", "target", "target_cdi", "strict", "max_document_bytes", *REPORT, "exit_zero")
+@options("include", "exclude", "target", "target_cdi", "strict", "max_document_bytes", *REPORT, "exit_zero")
 def scan(paths: tuple[str, ...], **kw: Any) -> None:
     """Report every KubeVirt instancetype-related document (files, directories, Velero backups):
     objects per kind and version, ControllerRevisions per payload era, VMs and their revision
@@ -38,18 +40,36 @@ def scan(paths: tuple[str, ...], **kw: Any) -> None:
 
 def _run(paths: list[str], c: Settings) -> int:
     from transform.integrations import scan_inputs
-    from transform.model.findings import Finding, Severity
+    from transform.model.findings import Finding, Severity, apply_policy
     from transform.pipeline import inventory as core
     from transform.report import formats
     from transform.report import scan_tables as scan_report
 
     errors: list[Finding] = []
-    result = core.scan_items(scan_inputs.iter_inputs(paths, c.include, c.exclude, errors, c), c.target, c)
+    progress = Progress(unit="files")  # a terminal only
+
+    def counted(items: Iterator[tuple[str, bytes]]) -> Iterator[tuple[str, bytes]]:
+        for n, item in enumerate(items, 1):
+            progress(n)
+            yield item
+
+    try:
+        inputs = scan_inputs.iter_inputs(paths, c.include, c.exclude, errors, c)
+        result = core.scan_items(counted(inputs), c.target, c)
+    finally:
+        progress.close()
     result.errors[:0] = errors
     fmt = c.fmt.lower()
+    result.errors = apply_policy(result.errors, strict=c.strict, select=c.select, ignore=c.ignore)
+    result.breaking = apply_policy(result.breaking, strict=False, select=c.select, ignore=c.ignore)
     findings = result.errors + result.breaking
-    if fmt == "json":
+    if c.statistics:
+        summary = formats.Summary(command="scan", files_seen=result.files_seen, files=sorted(result.files))
+        out = formats.render_statistics(findings, summary)
+    elif fmt == "json":
         out = scan_report.render_json(result)
+    elif fmt == "text" and c.quiet:  # the problems and the verdict only
+        out = "\n".join([*(str(f) for f in findings), scan_report.render_text(result).rstrip().splitlines()[-1]])
     elif fmt == "text":
         out = scan_report.render_text(result)
     else:

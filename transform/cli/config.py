@@ -62,21 +62,22 @@ def default_map(group: click.Group, start: str | None = None) -> dict[str, dict[
     per_command = {k: v for k, v in table.items() if isinstance(v, dict)}
     out: dict[str, dict[str, Any]] = {}
     used: set[str] = set()
+    unknown: list[str] = []
     for name, command in group.commands.items():
         by_flag = {
             opt.lstrip("-"): p.name for p in command.params for opt in getattr(p, "opts", ()) if opt.startswith("--")
         }
         values: dict[str, Any] = {}
-        for key, value in {**shared, **per_command.get(name, {})}.items():
+        own = per_command.get(name, {})
+        unknown += sorted(f"{name}.{k}" for k in own if k not in by_flag)
+        for key, value in {**shared, **own}.items():
             param = by_flag.get(key)
             if param is not None:
                 values[param] = str(value) if key in ("target-kubevirt", "target-cdi", "max-document-size") else value
                 used.add(key)
         if values:
             out[name] = values
-    unknown = sorted(set(shared) - used) + sorted(
-        f"{cmd}.{k}" for cmd, t in per_command.items() for k in t if cmd not in group.commands
-    )
+    unknown += sorted(set(shared) - used) + sorted(f"{cmd}.*" for cmd in per_command if cmd not in group.commands)
     if unknown:
         raise click.UsageError(f"{path}: unknown option(s) in the configuration: {', '.join(unknown)}")
     return out

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from typing import TYPE_CHECKING
 
 import click
 
 from transform.cli.exits import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, write_report
+from transform.cli.progress import Progress
 from transform.model.findings import STRICT_SUFFIX, Finding, Severity, apply_policy, error, quote_name, warning
 from transform.model.limits import file_limit
 from transform.model.settings import Settings
@@ -19,28 +19,6 @@ from transform.pipeline.batch import Item, RunResult, read_inputs
 if TYPE_CHECKING:
     from transform.convert.index import Index
     from transform.pipeline.onefile import FileResult
-
-
-class Progress:
-    """A progress line on stderr, only for a terminal and a long run."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled and sys.stderr.isatty() and not os.environ.get("CI") and os.environ.get("TERM") != "dumb"
-        self.start = time.monotonic()
-        self.shown = False
-
-    def __call__(self, done: int, total: int) -> None:
-        if not self.enabled or (time.monotonic() - self.start < 1.0 and total < 1000):
-            return
-        if done == total or done % 50 == 0:
-            sys.stderr.write(f"\r{done}/{total} files")
-            sys.stderr.flush()
-            self.shown = True
-
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
 
 
 def run(command: str, paths: list[str], c: Settings) -> int:

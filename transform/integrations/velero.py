@@ -23,6 +23,7 @@ import re
 import shutil
 import tarfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -156,8 +157,11 @@ def _index(name: str, data: bytes, settings: Settings, index: Index) -> None:
             index.add_document(pd.doc.value, rename=settings.rename, base=name)
 
 
-def upgrade_backup(path: str, output: str | None, settings: Settings) -> Outcome:
-    """Both passes; writes `output` (unless None) atomically. Raises BackupError, UsageError."""
+def upgrade_backup(
+    path: str, output: str | None, settings: Settings, progress: Callable[[int, int], None] | None = None
+) -> Outcome:
+    """Both passes; writes `output` (unless None) atomically. Raises BackupError, UsageError.
+    `progress(entries done, 0)` is called for every entry of the second pass."""
     if output is not None and os.path.exists(output) and os.path.samefile(path, output):
         raise UsageError("the output must not be the input backup (it is never modified)")
     try:
@@ -167,11 +171,11 @@ def upgrade_backup(path: str, output: str | None, settings: Settings) -> Outcome
     outcome = Outcome()
     found = scan(path, settings, outcome.run)
     if output is None:
-        _pass2(path, None, settings, found, outcome)
+        _pass2(path, None, settings, found, outcome, progress)
         return outcome
     try:
         with sinks.atomic_file(output) as fh:
-            _pass2(path, fh, settings, found, outcome)
+            _pass2(path, fh, settings, found, outcome, progress)
             if not outcome.changed:  # nothing to change: the very same bytes
                 fh.seek(0)
                 fh.truncate()
@@ -190,12 +194,21 @@ def _check_unchanged(path: str, before: os.stat_result) -> None:
         raise BackupError(f"{path}: the backup changed while it was being read; nothing written")
 
 
-def _pass2(path: str, fh: IO[bytes] | None, settings: Settings, found: _Scan, outcome: Outcome) -> None:
+def _pass2(
+    path: str,
+    fh: IO[bytes] | None,
+    settings: Settings,
+    found: _Scan,
+    outcome: Outcome,
+    progress: Callable[[int, int], None] | None = None,
+) -> None:
+    tick = progress or (lambda done, total: None)
     try:
         with open_archive(path, settings.max_archive_bytes) as (tf, reader, _gz):
             if fh is None:
                 for m in members(tf):
-                    outcome.members += 1
+                    outcome.members += m.isfile()  # files, as the summary says (not directory entries)
+                    tick(outcome.members, 0)
                     if _is_item(m) and m.size <= settings.max_document_bytes:
                         _member(m, read_member(tf, m), settings, found, outcome)
                     elif _is_item(m):
@@ -206,7 +219,8 @@ def _pass2(path: str, fh: IO[bytes] | None, settings: Settings, found: _Scan, ou
                     tarfile.open(fileobj=gzout, mode="w|", format=found.fmt) as out,
                 ):
                     for m in members(tf):
-                        outcome.members += 1
+                        outcome.members += m.isfile()
+                        tick(outcome.members, 0)
                         if _is_item(m) and m.size <= settings.max_document_bytes:
                             data = read_member(tf, m)
                             new, info_ = _member(m, data, settings, found, outcome)
@@ -335,7 +349,11 @@ def _path_notes(name: str, r: FileResult) -> list[Finding]:
     return notes
 
 
-def error_outcome(message: str) -> Outcome:
+def error_outcome(message: str, path: str = "") -> Outcome:
+    """The outcome of an archive that could not be read: one error, on the archive itself."""
     outcome = Outcome()
-    outcome.run.findings.append(error("backup.unreadable", message))
+    prefix = f"{path}: "
+    if path and message.startswith(prefix):
+        message = message[len(prefix) :]
+    outcome.run.findings.append(error("backup.unreadable", message, file=path))
     return outcome

@@ -8,7 +8,7 @@ within version 1, existing keys are never renamed, retyped or removed::
 
     {
       "version": 1,
-      "command": "upgrade",                      # upgrade | check | diff | validate | ...
+      "command": "fix",                          # fix | check | diff | validate | backup | scan
       "summary": {
         "files_seen": 40, "files_changed": 3, "objects_upgraded": 12,
         "errors": 1, "warnings": 2, "infos": 0,
@@ -17,7 +17,7 @@ within version 1, existing keys are never renamed, retyped or removed::
       "findings": [
         {
           "severity": "error",                   # error | warning | info
-          "code": "unknown-field",
+          "code": "schema.unknown-field",
           "message": "...",
           "file": "deploy/it.yaml",              # "" for stdin
           "line": 12, "column": 5,               # 1-based; 0 = unknown
@@ -79,7 +79,7 @@ _ANSI_RESET = "\x1b[0m"
 class Summary:
     """What one run did. `errors`/`warnings` left as None are counted from the findings."""
 
-    command: str = "upgrade"
+    command: str = "fix"
     files_seen: int = 0
     files_changed: int = 0
     objects_upgraded: int = 0

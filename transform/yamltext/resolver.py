@@ -84,6 +84,12 @@ class KubernetesResolver(BaseResolver):
     yaml_path_resolvers: dict[Any, Any] = {}
     processing_version = (1, 1)  # ruamel's pure scanner then scans as libyaml (and go-yaml) do
 
+    _plain_tags: dict[str, Any] = {}  # plain scalar -> its Tag; one cache per class (a subclass may add rows)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._plain_tags = {}
+
     def descend_resolver(self, current_node: Any, current_index: Any) -> None:
         """No path resolvers: a no-op (libyaml's composer calls it for every node)."""
 
@@ -93,11 +99,12 @@ class KubernetesResolver(BaseResolver):
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
         if kind is ScalarNode:
             if implicit[0]:
-                tag = _PLAIN_TAGS.get(value)  # keys and common values repeat: most scalars are a lookup
+                cache = self._plain_tags  # keys and common values repeat: most scalars are a lookup
+                tag = cache.get(value)
                 if tag is None:
                     tag = self._resolve_plain(value)
-                    if len(_PLAIN_TAGS) < _PLAIN_TAGS_MAX:
-                        _PLAIN_TAGS[value] = tag
+                    if len(cache) < _PLAIN_TAGS_MAX:
+                        cache[value] = tag
                 return tag
             return self.DEFAULT_SCALAR_TAG
         if kind is MappingNode:
@@ -115,7 +122,6 @@ class KubernetesResolver(BaseResolver):
         return self.DEFAULT_SCALAR_TAG
 
 
-_PLAIN_TAGS: dict[str, Any] = {}  # plain scalar -> its Tag (the table is fixed after _register)
 _PLAIN_TAGS_MAX = 1 << 16
 _NUMBER_CHECK = "number (range checked)"  # marks the long numbers that need number_tag()
 
