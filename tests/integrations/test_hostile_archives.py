@@ -238,3 +238,16 @@ def test_tar_member_names_quoted(tmp_path: Path, capsys: pytest.CaptureFixture[s
     src = make_tar(tmp_path / "in.tar.gz", [("metadata/version", b"1.1.0\n")], [link("res\x1b[31m/x", "/etc")])
     code, err = run(["backup", str(src), "--check"], capsys)
     assert code == 3 and "\x1b" not in err and '"res\\033[31m/x"' in err, err
+
+
+def test_max_archive_size_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = make_tar(
+        tmp_path / "in.tar.gz", [("metadata/version", b"1.1.0\n"), ("resources/pods/x.bin", b"\0" * (2 << 20))]
+    )
+    code, err = run(["backup", str(src), "--check", "--max-archive-size", "1MiB"], capsys)
+    assert code == 3 and "expands to more than 1048576 bytes" in err, err
+    code = main(["scan", "--max-archive-size", "1MiB", str(src)])
+    captured = capsys.readouterr()
+    assert code == 3 and "expands to more than" in captured.out + captured.err
+    code, err = run(["backup", str(src), "--check", "--max-archive-size", "8MiB"], capsys)
+    assert code == 0, err

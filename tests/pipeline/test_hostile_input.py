@@ -86,6 +86,12 @@ HOSTILE: dict[str, tuple[bytes, str]] = {
         b"\xef\xbb\xbf\xef\xbb\xbf" + (IT + BODY).encode(),
         r"double-bom\.yaml: error: .*two byte-order marks",
     ),
+    # found by the CLI fuzz run: JSON that json.loads takes but YAML refuses (scan: exit 123)
+    "del-in-json.json": (
+        b'{"apiVersion": "instancetype.kubevirt.io/v1alpha1", "kind": "VirtualMachineInstancetype", '
+        b'"metadata": {"name": "a\x7fb"}, "spec": {"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}}}',
+        r"del-in-json\.json:\d+:\d+: error: .*unacceptable character #x007f",
+    ),
     # item 12: streams libyaml refuses are never rewritten
     "directive-after-content.yaml": (
         (IT + BODY + "---\nb: 1\n%YAML 1.1\n").encode(),

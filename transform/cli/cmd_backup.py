@@ -39,7 +39,7 @@ Exit codes:
     help="Where to write the upgraded backup (required unless --check).",
 )
 @click.option("--check", is_flag=True, help="Write nothing; report what would change (exit 1 when something would).")
-@options(*ENGINE, *REPORT)
+@options(*ENGINE, "max_archive_bytes", *REPORT)
 def backup(archive: str, output: str | None, check: bool, **kw: Any) -> None:
     """Upgrade the KubeVirt items of a Velero backup tarball (ARCHIVE, a .tar.gz) into OUT.
 

@@ -28,7 +28,17 @@ Exit codes:
 
 @click.command(epilog=SCAN_EPILOG)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
-@options("include", "exclude", "target", "target_cdi", "strict", "max_document_bytes", *REPORT, "exit_zero")
+@options(
+    "include",
+    "exclude",
+    "target",
+    "target_cdi",
+    "strict",
+    "max_document_bytes",
+    "max_archive_bytes",
+    *REPORT,
+    "exit_zero",
+)
 def scan(paths: tuple[str, ...], **kw: Any) -> None:
     """Report every KubeVirt instancetype-related document (files, directories, Velero backups):
     objects per kind and version, ControllerRevisions per payload era, VMs and their revision

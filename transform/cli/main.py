@@ -15,8 +15,10 @@ from transform.cli.exits import EXIT_CODES_HELP, EXIT_INTERRUPTED, EXIT_OK, EXIT
 from transform.cli.options import ENGINE, INPUTS, REPORT, options, settings
 
 LIMITS_HELP = """\b
-Limits: documents over --max-document-size (default 16 MiB) are refused; nesting deeper
-than 200 levels and alias expansions over 2,000,000 nodes are rejected.
+Limits: documents over --max-document-size (default 16 MiB) and files or stdin over 16 times
+that are refused (checked while reading); nesting deeper than 200 levels (payloads too), alias
+expansions over 2,000,000 nodes, tar headers over 1 MiB and archives expanding past
+--max-archive-size (default 2 GiB) are rejected. See the README's Limits section.
 """
 
 CONFIG_HELP = """\b

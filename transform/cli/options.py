@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from transform.model.limits import DEFAULT_MAX_ARCHIVE_BYTES
 from transform.model.settings import DEFAULT_MAX_DOCUMENT_BYTES, Settings
 
 FORMATS = ("text", "json", "junit", "sarif", "markdown")  # == report.formats.RENDERERS (a test checks)
@@ -131,6 +132,14 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
         callback=parse_size,
         show_default="16MiB",
         help="Refuse larger documents.",
+    ),
+    "max_archive_bytes": click.option(
+        "--max-archive-size",
+        "max_archive_bytes",
+        default=str(DEFAULT_MAX_ARCHIVE_BYTES),
+        callback=parse_size,
+        show_default="2GiB",
+        help="Refuse a tarball that decompresses to more (checked while decompressing).",
     ),
     "rename": click.option(
         "--rename",

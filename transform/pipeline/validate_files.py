@@ -7,6 +7,7 @@ from typing import Any
 from transform.convert import apiversion, payloads
 from transform.kubevirt import apis, embedding, releases
 from transform.model.findings import Finding, Severity, error, warning
+from transform.model.plain import as_map
 from transform.model.settings import Settings
 from transform.pipeline.batch import Item, RunResult, build_index
 from transform.pipeline.onefile import FileResult, _locator, duplicate_keys, iter_documents
@@ -101,8 +102,8 @@ def validate_items(items: list[Item], settings: Settings, run: RunResult) -> Non
                     str(x)
                     for x in (
                         obj.get("kind"),
-                        (obj.get("metadata") or {}).get("namespace"),
-                        (obj.get("metadata") or {}).get("name"),
+                        as_map(obj.get("metadata")).get("namespace"),
+                        as_map(obj.get("metadata")).get("name"),
                     )
                     if x
                 )

@@ -185,11 +185,17 @@ class _Duplicate(Exception):
     pass
 
 
+# YAML 1.1's printable set: what the composer accepts (json.loads also takes DEL and C1 controls)
+_NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
 def _json(text: str) -> Document | None:
     """A JSON object document, without composing it; None when it is not plain JSON."""
     stripped = text.strip()
     if not (stripped.startswith("{") and stripped.endswith("}")) or "\t" in text or "\\/" in text:
         return None  # JSON that YAML reads differently (tabs, `\/`) takes the YAML path
+    if _NOT_PRINTABLE.search(text):
+        return None  # a character YAML refuses (DEL, C0/C1 controls): the YAML path says so, with its position
     try:
         value = json.loads(stripped, object_pairs_hook=_pairs)
     except _Duplicate:
