@@ -34,6 +34,8 @@ ALLOWED = {
     "transform.pipeline.sources",
     "transform.report",
     "transform.report.formats",
+    "transform.report.summary",  # split out of formats (the summary line and its wording)
+    "transform.report.text_formats",  # split out of formats (statistics, markdown)
     "transform.yamltext",
     "transform.yamltext.textio",
     "transform.convert",

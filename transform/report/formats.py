@@ -1,4 +1,6 @@
-"""Render findings and a run summary as text, JSON, JUnit XML, SARIF 2.1.0 or KRM results.
+"""Render findings and a run summary as text, JSON, JUnit XML, SARIF 2.1.0 or KRM results; the
+registry of every --format (`RENDERERS`; markdown and statistics live in report/text_formats.py,
+the summary line in report/summary.py).
 
 Pure functions: no printing, no click, no sys. Every renderer returns a string (``krm_results``
 returns the list of dicts that goes into a KRM ``ResourceList.results``).
@@ -38,11 +40,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from transform import __version__
-from transform.model.findings import Finding, Severity, quote_name
+from transform.model.findings import Finding, Severity
+from transform.report.summary import TOOL_NAME, WOULD, Summary, plural, rename_line, summary_line
+from transform.report.text_formats import render_markdown, render_statistics, statistics, would
 
 __all__ = [
     "JSON_SCHEMA_VERSION",
@@ -66,68 +69,13 @@ __all__ = [
 ]
 
 JSON_SCHEMA_VERSION = 1
-TOOL_NAME = "instancetype-upgrade"
 TOOL_URI = "https://github.com/kubevirt/kubevirt"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_WOULD = frozenset({"check", "diff", "dry-run"})
-_VALIDATE = frozenset({"validate", "lint"})
 _ANSI = {Severity.ERROR: "\x1b[1;31m", Severity.WARNING: "\x1b[1;33m", Severity.INFO: "\x1b[1;36m"}
 _ANSI_RESET = "\x1b[0m"
 
 
-@dataclass
-class Summary:
-    """What one run did. `errors`/`warnings` left as None are counted from the findings."""
-
-    command: str = "fix"
-    files_seen: int = 0
-    files_changed: int = 0
-    objects_upgraded: int = 0
-    errors: int | None = None
-    warnings: int | None = None
-    renames: list[tuple[str, str, str]] = field(default_factory=list)  # (namespace, old, new)
-    files: list[str] = field(default_factory=list)  # every file seen, for JUnit
-    changed_files: list[str] = field(default_factory=list)  # files that changed (or would)
-    changes_fail: bool = False  # a change sets the exit code (fix, check, diff): a failure in every format
-
-    def counts(self, findings: Sequence[Finding]) -> tuple[int, int, int]:
-        """(errors, warnings, infos), preferring the explicit numbers over counting."""
-        errors = sum(f.severity is Severity.ERROR for f in findings)
-        warnings = sum(f.severity is Severity.WARNING for f in findings)
-        infos = sum(f.severity is Severity.INFO for f in findings)
-        return (
-            errors if self.errors is None else self.errors,
-            warnings if self.warnings is None else self.warnings,
-            infos,
-        )
-
-
-def plural(count: int, noun: str, plural_noun: str | None = None) -> str:
-    """`plural(1, "file")` -> "1 file"; `plural(2, "file")` -> "2 files"."""
-    return f"{count} {noun if count == 1 else (plural_noun or noun + 's')}"
-
-
 # ---- text ----------------------------------------------------------------------------------
-
-
-def summary_line(findings: Sequence[Finding], summary: Summary) -> str:
-    errors, warnings, _ = summary.counts(findings)
-    problems = [plural(errors, "error")] + ([plural(warnings, "warning")] if warnings else [])
-    if summary.command in _VALIDATE:
-        return ", ".join([f"{plural(summary.files_seen, 'file')} validated", *problems])
-    if summary.command in _WOULD:
-        changed = f"{plural(summary.files_changed, 'file')} would change"
-        upgraded = f"{plural(summary.objects_upgraded, 'object')} would be upgraded"
-    else:
-        changed = f"{plural(summary.files_changed, 'file')} changed"
-        upgraded = f"{plural(summary.objects_upgraded, 'object')} upgraded"
-    return ", ".join([changed, upgraded, *problems]) + f" in {plural(summary.files_seen, 'file')}"
-
-
-def _rename_line(namespace: str, old: str, new: str, *, would: bool) -> str:
-    verb = "would rename" if would else "renamed"
-    where = f"{namespace}/{old}" if namespace else old
-    return f"{verb} ControllerRevision {quote_name(where)} -> {quote_name(new)}"
 
 
 def render_text(findings: Sequence[Finding], summary: Summary, *, color: bool = False) -> str:
@@ -139,8 +87,8 @@ def render_text(findings: Sequence[Finding], summary: Summary, *, color: bool = 
             token = f" {f.severity.value}:"
             text = text.replace(token, f" {_ANSI[f.severity]}{f.severity.value}{_ANSI_RESET}:", 1)
         lines.append(text)
-    would = summary.command in _WOULD
-    lines.extend(_rename_line(ns, old, new, would=would) for ns, old, new in summary.renames)
+    would = summary.command in WOULD
+    lines.extend(rename_line(ns, old, new, would=would) for ns, old, new in summary.renames)
     last = summary_line(findings, summary)
     if color:
         errors, warnings, _ = summary.counts(findings)
@@ -258,7 +206,7 @@ def render_junit(findings: Sequence[Finding], summary: Summary) -> str:
             )
             failure.text = _xml_text("\n".join(str(f) for f in errs))
         elif name in changed:
-            verb = "would change" if summary.command in _WOULD else "changed"
+            verb = "would change" if summary.command in WOULD else "changed"
             failure = ET.SubElement(case, "failure", {"message": _xml_text(f"{name} {verb}"), "type": "changed"})
             failure.text = _xml_text("\n".join(str(f) for f in others))
         if others:
@@ -365,68 +313,6 @@ def render_sarif(findings: Sequence[Finding], summary: Summary) -> str:
     import json  # lazy: the text report (pre-commit) does not need it
 
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-
-
-# ---- statistics (ruff --statistics) ----------------------------------------------------------------
-
-
-def statistics(findings: Sequence[Finding]) -> list[tuple[int, str, str]]:
-    """(count, code, severity) per code, most frequent first."""
-    counts: dict[tuple[str, str], int] = {}
-    for f in findings:
-        key = (f.code, f.severity.value)
-        counts[key] = counts.get(key, 0) + 1
-    return sorted(((n, code, sev) for (code, sev), n in counts.items()), key=lambda t: (-t[0], t[1]))
-
-
-def render_statistics(findings: Sequence[Finding], summary: Summary) -> str:
-    rows = statistics(findings)
-    width = max((len(str(n)) for n, _, _ in rows), default=1)
-    lines = [f"{n:>{width}}  {code}  ({sev})" for n, code, sev in rows]
-    return "\n".join([*lines, summary_line(findings, summary)]) + "\n"
-
-
-_WOULD_VERBS = (
-    ("upgraded ", "would upgrade "),
-    ("now references ", "would reference "),
-    ("recovered ", "would recover "),
-    ("removed ", "would be removed "),
-)
-
-
-def would(f: Finding) -> Finding:
-    """A change finding in the tense of a command that writes nothing ("would upgrade" in check)."""
-    for past, future in _WOULD_VERBS:
-        head, sep, tail = f.message.partition(past)
-        if sep and (not head or head.endswith(": ")):
-            return f.at(message=head + future + tail)
-    return f
-
-
-# ---- Markdown (pull-request comments, as pluto -o markdown) --------------------------------------
-
-
-def _md_cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
-def render_markdown(findings: Sequence[Finding], summary: Summary) -> str:
-    """A heading, the summary line, and one table row per finding (file:line, severity, code, object, message)."""
-    lines = [f"### {TOOL_NAME} {summary.command}", "", summary_line(findings, summary), ""]
-    if findings:
-        lines += ["| location | severity | code | object | message |", "| --- | --- | --- | --- | --- |"]
-        for f in findings:
-            where = (f.file or "<stdin>") + (f":{f.line}" if f.line else "")
-            obj = f.object + (f" `{f.field_path}`" if f.path else "")
-            lines.append(
-                f"| `{_md_cell(where)}` | {f.severity.value} | `{f.code}` | {_md_cell(obj)} | {_md_cell(f.message)} |"
-            )
-        lines.append("")
-    if summary.renames:
-        would = summary.command in _WOULD
-        lines += [f"- {_md_cell(_rename_line(ns, old, new, would=would))}" for ns, old, new in summary.renames]
-        lines.append("")
-    return "\n".join(lines)
 
 
 # ---- KRM -----------------------------------------------------------------------------------
