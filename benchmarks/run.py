@@ -3,10 +3,12 @@
     python benchmarks/make_corpus.py --out benchmarks/corpus
     python benchmarks/run.py --corpus benchmarks/corpus [--runs 5] [--tool "CMD ..."]
     python benchmarks/run.py --corpus benchmarks/corpus --scale [--scale-sizes 1000,10000,50000]
+        [--scale-parts tree,velero]
 
 Every row is a separate process, timed from outside (wall clock) with its peak RSS taken from ``os.wait4``.
 Rows run interleaved (one round = every row once), after one warm-up round; the figure is the median of
-``--runs`` rounds. A subcommand the tool does not have yet is shown as ``n/a``.
+``--runs`` rounds. A subcommand the tool does not have yet is shown as ``n/a``. After the rows, the ratios
+that the performance targets name are printed, each from two medians of the same run.
 """
 
 from __future__ import annotations
@@ -23,12 +25,13 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 FLOOR_SCAN = HERE / "floor_scan.py"
 MAKE_CORPUS = HERE / "make_corpus.py"
-MEM_LIMIT_MB = 200.0
+MEM_LIMIT_MB = 150.0
 
 FINDINGS_CODES = (3,)  # instancetype-upgrade: "errors found in the input"; the run itself completed
 NA_MARKERS = ("No such command", "No such option", "no such option", "invalid choice")
@@ -53,6 +56,7 @@ class Row:
     max_seconds: float | None = None  # target: median <= max_seconds
     is_floor: bool = False
     out_kind: str | None = None  # "dir" or "file": a fresh output path is appended per run
+    busy: bool = False  # run beside a competing CPU-bound process (as in CI or under pre-commit)
     samples: list[Sample] = field(default_factory=list)
     status: str = "ok"  # ok | n/a | error
     note: str = ""
@@ -96,7 +100,33 @@ def classify(row: Row, s: Sample) -> tuple[str, str]:
     return "ok", ""
 
 
+BUSY = [sys.executable, "-c", "while True: pass"]
+
+
+@dataclass
+class Ratio:
+    """One of the ratios the performance targets name: median(num) / median(den)."""
+
+    label: str
+    num: str
+    den: str
+    max: float | None = None  # target: ratio <= max
+    min: float | None = None  # target: ratio >= min (a speed-up)
+
+
 def execute(row: Row, work: Path) -> Sample:
+    if row.busy:
+        busy = subprocess.Popen(BUSY, stdin=subprocess.DEVNULL)
+        time.sleep(0.05)  # let it reach its loop
+        try:
+            return _execute(row, work)
+        finally:
+            busy.kill()
+            busy.wait()
+    return _execute(row, work)
+
+
+def _execute(row: Row, work: Path) -> Sample:
     cmd = list(row.cmd)
     target: Path | None = None
     if row.out_kind is not None:
@@ -210,6 +240,34 @@ def report(rows: list[Row]) -> list[dict[str, object]]:
     return out
 
 
+def report_ratios(rows: list[Row], ratios: list[Ratio]) -> list[dict[str, object]]:
+    by_key = {r.key: r for r in rows}
+    body: list[list[str]] = []
+    out: list[dict[str, object]] = []
+    for q in ratios:
+        num, den = by_key.get(q.num), by_key.get(q.den)
+        if num is None or den is None:
+            continue
+        value = num.median / den.median if num.median is not None and den.median else None
+        target = " and ".join(
+            t for t in (f"≤ {q.max:g}x" if q.max is not None else "", f"≥ {q.min:g}x" if q.min is not None else "") if t
+        )
+        verdict = ""
+        if value is not None and target:
+            ok = (q.max is None or value <= q.max) and (q.min is None or value >= q.min)
+            verdict = "PASS" if ok else "FAIL"
+        elif value is None:
+            verdict = "n/a"
+        body.append(
+            [q.label, f"{fmt_s(num.median)} / {fmt_s(den.median)}", f"{value:.2f}x" if value else "—", target, verdict]
+        )
+        out.append({"ratio": q.label, "num": q.num, "den": q.den, "value": value, "target": target, "verdict": verdict})
+    if body:
+        print()
+        print_table(["ratio", "medians", "value", "target", "result"], body)
+    return out
+
+
 def load_info(corpus: Path) -> dict[str, object]:
     info_path = corpus / "corpus.json"
     if not info_path.exists():
@@ -218,7 +276,7 @@ def load_info(corpus: Path) -> dict[str, object]:
     return info
 
 
-def main_rows(args: argparse.Namespace, tool: list[str]) -> list[Row]:
+def main_rows(args: argparse.Namespace, tool: list[str]) -> tuple[list[Row], list[Ratio]]:
     corpus: Path = args.corpus.resolve()
     info = load_info(corpus)
     tree_info = info.get("tree")
@@ -227,141 +285,195 @@ def main_rows(args: argparse.Namespace, tool: list[str]) -> list[Row]:
     tree = corpus / "tree"
     big = corpus / "big" / "cluster-export.yaml"
     tarball = corpus / "velero-backup.tar.gz"
+    dense_info = info.get("dense")
+    dense = corpus / "dense" / "tree"
+    dense_export = corpus / "dense" / "export.yaml"
     irrelevant = [str(tree / p) for p in tree_info["precommit_irrelevant"]]
     relevant = [str(tree / tree_info["precommit_relevant"])]
     py = sys.executable
+    chk = (0, 1)
+
+    def floor(key: str, label: str, mode: str, path: Path) -> Row:
+        return Row(key, label, [py, str(FLOOR_SCAN), mode, str(path)], is_floor=True)
+
+    def check(key: str, label: str, path: Path, *opts: str, **kw: Any) -> Row:
+        return Row(key, label, [*tool, "check", *opts, str(path)], ok_codes=chk, **kw)
+
     rows = [
         Row("pass", "python -c pass", [py, "-c", "pass"], is_floor=True),
         Row("click", "python -c 'import click'", [py, "-c", "import click"], is_floor=True),
-        Row("scan-tree", "floor: read+search tree", [py, str(FLOOR_SCAN), "tree", str(tree)], is_floor=True),
-        Row("scan-big", "floor: read+search 20 MB", [py, str(FLOOR_SCAN), "file", str(big)], is_floor=True),
-        Row(
-            "scan-tar",
-            "floor: read+search tarball",
-            [py, str(FLOOR_SCAN), "tar", str(tarball)],
-            is_floor=True,
-        ),
+        floor("scan-tree", "floor: read+search tree", "tree", tree),
+        floor("scan-big", "floor: read+search 20 MB", "file", big),
+        floor("scan-tar", "floor: read+search tarball", "tar", tarball),
+        floor("scan-dense", "floor: read+search dense tree", "tree", dense),
         Row(
             "pre-irrelevant",
             f"check {len(irrelevant)} irrelevant files",
             [*tool, "check", *irrelevant],
-            ok_codes=(0, 1),
+            ok_codes=chk,
             floor="click",
-            max_ratio=2.0,
+            max_ratio=1.5,
         ),
         Row(
             "pre-relevant",
             "check 1 relevant file",
             [*tool, "check", *relevant],
-            ok_codes=(0, 1),
+            ok_codes=chk,
             floor="click",
-            max_seconds=0.25,
+            max_ratio=2.5,
         ),
-        Row(
-            "check-tree",
-            f"check tree ({tree_info['files']} files)",
-            [*tool, "check", str(tree)],
-            ok_codes=(0, 1),
-            floor="scan-tree",
-            max_ratio=6.0,
-        ),
+        check("check-tree", f"check tree ({tree_info['files']} files)", tree, floor="scan-tree", max_ratio=4.0),
         Row(
             "fix-tree",
             "fix tree --output-dir",
             [*tool, "fix", str(tree), "--output-dir"],
-            ok_codes=(0, 1),
+            ok_codes=chk,
             floor="scan-tree",
             max_ratio=10.0,
             out_kind="dir",
         ),
-        Row(
-            "check-big",
-            "check 20 MB export",
-            [*tool, "check", str(big)],
-            ok_codes=(0, 1),
-            floor="scan-big",
-            max_seconds=5.0,
-        ),
+        check("check-big", "check 20 MB export", big, floor="scan-big", max_seconds=2.0),
+        check("check-big-j1", "check 20 MB export -j 1", big, "-j", "1", floor="scan-big"),
+        check("check-big-j2", "check 20 MB export -j 2", big, "-j", "2", floor="scan-big"),
         Row(
             "backup",
             "backup velero tarball",
             [*tool, "backup", str(tarball), "-o"],
-            ok_codes=(0, 1),
+            ok_codes=chk,
             floor="scan-tar",
+            max_ratio=4.0,
             out_kind="file",
         ),
     ]
+    if isinstance(dense_info, dict):
+        n = dense_info["files"]
+        rows += [
+            check("check-dense", f"check dense tree ({n} files)", dense, floor="scan-dense", max_ratio=4.0),
+            check("check-dense-j1", "check dense tree -j 1", dense, "-j", "1", floor="scan-dense"),
+            check("check-dense-busy", "check dense tree, busy CPU", dense, busy=True),
+            check("check-dense-j1-busy", "check dense tree -j 1, busy CPU", dense, "-j", "1", busy=True),
+            check("check-dx", "check 2 MB export", dense_export),
+            check("check-dx-j1", "check 2 MB export -j 1", dense_export, "-j", "1"),
+            check("check-dx-j2", "check 2 MB export -j 2", dense_export, "-j", "2"),
+        ]
+    ratios = [
+        Ratio("pre-commit, nothing relevant / import click", "pre-irrelevant", "click", max=1.5),
+        Ratio("pre-commit, one relevant file / import click", "pre-relevant", "click", max=2.5),
+        Ratio("check tree / read+search floor", "check-tree", "scan-tree", max=4.0),
+        Ratio("check dense tree / read+search floor", "check-dense", "scan-dense", max=4.0),
+        Ratio("dense tree: -j default / -j 1 (quiet)", "check-dense", "check-dense-j1", max=1.0),
+        Ratio("dense tree: -j default / -j 1 (busy CPU)", "check-dense-busy", "check-dense-j1-busy", max=1.0),
+        Ratio("20 MB export: -j 1 / -j 2 (speed-up)", "check-big-j1", "check-big-j2", min=1.3),
+        Ratio("20 MB export: -j 1 / -j default (speed-up)", "check-big-j1", "check-big", min=1.0),
+        Ratio("2 MB export: -j 1 / -j 2 (speed-up)", "check-dx-j1", "check-dx-j2", min=1.3),
+        Ratio("2 MB export: -j 1 / -j default (speed-up)", "check-dx-j1", "check-dx", min=1.0),
+        Ratio("backup / read+search tarball", "backup", "scan-tar", max=4.0),
+    ]
     if not big.exists():
-        rows = [r for r in rows if r.key not in ("scan-big", "check-big")]
+        rows = [r for r in rows if not r.key.endswith("-big") and not r.key.startswith("check-big")]
     if not tarball.exists():
         rows = [r for r in rows if r.key not in ("scan-tar", "backup")]
+    if not dense.exists():
+        rows = [r for r in rows if r.key != "scan-dense"]
     if args.rows:
         wanted = set(args.rows.split(","))
+        for q in ratios:  # a ratio's two rows come together
+            if q.num in wanted or q.den in wanted:
+                wanted |= {q.num, q.den}
         needed = wanted | {r.floor for r in rows if r.key in wanted and r.floor}
         rows = [r for r in rows if r.key in needed]
-    return rows
+    return rows, ratios
 
 
-def ensure_tree(corpus: Path, n: int, seed: int) -> Path:
-    out = corpus / "scale" / str(n)
+def ensure_part(corpus: Path, part: str, n: int, seed: int) -> Path:
+    """A tree of n files (part "tree") or a Velero tarball of n items (part "velero"), generated once."""
+    out = corpus / "scale" / (str(n) if part == "tree" else f"{part}-{n}")
     info_path = out / "corpus.json"
+    size_opt = {"tree": ("--files", "files"), "velero": ("--velero-items", "velero_items")}[part]
     if info_path.exists():
         info = json.loads(info_path.read_text())
-        if info.get("files") == n and info.get("seed") == seed and "tree" in info:
+        if info.get(size_opt[1]) == n and info.get("seed") == seed and part in info:
             return out
-    print(f"generating a {n}-file tree in {out} ...", file=sys.stderr)
-    cmd = [sys.executable, str(MAKE_CORPUS), "--out", str(out), "--files", str(n), "--parts", "tree"]
+    print(f"generating a {n}-{'file tree' if part == 'tree' else 'item backup'} in {out} ...", file=sys.stderr)
+    cmd = [sys.executable, str(MAKE_CORPUS), "--out", str(out), size_opt[0], str(n), "--parts", part]
     subprocess.run([*cmd, "--seed", str(seed), "--quiet"], check=True, stdout=subprocess.DEVNULL)
     return out
 
 
 def scale_mode(args: argparse.Namespace, tool: list[str], work: Path) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for part in args.scale_parts.split(","):
+        out += _scale_part(part.strip(), args, tool, work)
+    return out
+
+
+def _scale_part(part: str, args: argparse.Namespace, tool: list[str], work: Path) -> list[dict[str, object]]:
     corpus: Path = args.corpus.resolve()
     sizes = [int(x) for x in args.scale_sizes.split(",")]
     results: list[tuple[int, Row, Row]] = []
+    py = sys.executable
     for n in sizes:
-        tree = ensure_tree(corpus, n, args.seed) / "tree"
-        floor = Row(f"scan-{n}", f"floor {n}", [sys.executable, str(FLOOR_SCAN), "tree", str(tree)], is_floor=True)
-        check = Row(f"check-{n}", f"check {n}", [*tool, "check", str(tree)], ok_codes=(0, 1), floor=floor.key)
-        measure([floor, check], args.runs, work, args.verbose)
-        results.append((n, floor, check))
+        base = ensure_part(corpus, part, n, args.seed)
+        if part == "tree":
+            tree = base / "tree"
+            floor = Row(f"scan-{n}", f"floor {n}", [py, str(FLOOR_SCAN), "tree", str(tree)], is_floor=True)
+            run = Row(f"check-{n}", f"check {n}", [*tool, "check", str(tree)], ok_codes=(0, 1), floor=floor.key)
+        else:
+            tarball = base / "velero-backup.tar.gz"
+            floor = Row(f"scan-{n}", f"floor {n}", [py, str(FLOOR_SCAN), "tar", str(tarball)], is_floor=True)
+            run = Row(
+                f"backup-{n}",
+                f"backup {n}",
+                [*tool, "backup", str(tarball), "-o"],
+                ok_codes=(0, 1),
+                floor=floor.key,
+                out_kind="file",
+            )
+        measure([floor, run], args.runs, work, args.verbose)
+        results.append((n, floor, run))
+    what = "check" if part == "tree" else "backup"
     headers = [
-        "files",
-        "check",
+        "files" if part == "tree" else "items",
+        what,
         "peak RSS",
         "floor",
-        "check/floor",
+        f"{what}/floor",
         "time growth",
-        "files growth",
-        "growth/files",
+        "size growth",
+        "growth/size",
+        "RSS growth",
     ]
     body: list[list[str]] = []
     out: list[dict[str, object]] = []
-    prev: tuple[int, float | None] | None = None
-    for n, floor, check in results:
-        med = check.median
-        growth = files_growth = lin = "—"
+    prev: tuple[int, float | None, float | None] | None = None
+    for n, floor, run in results:
+        med, rss = run.median, run.peak_mb
+        growth = files_growth = lin = rss_growth = "—"
         if prev is not None and med is not None and prev[1]:
             g = med / prev[1]
             fg = n / prev[0]
             growth, files_growth, lin = f"{g:.2f}x", f"{fg:.1f}x", f"{g / fg:.2f}"
+            if rss is not None and prev[2]:
+                rss_growth = f"{rss / prev[2]:.2f}x"
         ratio = f"{med / floor.median:.1f}x" if med is not None and floor.median else "—"
         body.append(
             [
                 str(n),
-                fmt_s(med) if check.status == "ok" else f"{check.status} {check.note}".strip(),
-                f"{check.peak_mb:.0f} MB" if check.peak_mb is not None else "—",
+                fmt_s(med) if run.status == "ok" else f"{run.status} {run.note}".strip(),
+                f"{rss:.0f} MB" if rss is not None else "—",
                 fmt_s(floor.median),
                 ratio,
                 growth,
                 files_growth,
                 lin,
+                rss_growth,
             ]
         )
-        out.append({"files": n, "check_s": med, "check_peak_mb": check.peak_mb, "floor_s": floor.median})
-        prev = (n, med)
+        out.append({"part": part, "size": n, "median_s": med, "peak_mb": rss, "floor_s": floor.median})
+        prev = (n, med, rss)
+    print(f"\n{what} ({part}):")
     print_table(headers, body)
-    print("\ngrowth/files ≈ 1.0 means linear; well above 1 means superlinear (a finding).")
+    print("growth/size ≈ 1.0 means linear; well above 1 means superlinear (a finding).")
     return out
 
 
@@ -373,12 +485,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rows", help="comma-separated row keys to run (their floors are added)")
     ap.add_argument("--scale", action="store_true", help="time check on trees of --scale-sizes files instead")
     ap.add_argument("--scale-sizes", default="1000,10000,50000", help="tree sizes for --scale (default %(default)s)")
+    ap.add_argument(
+        "--scale-parts",
+        default="tree",
+        help="what --scale grows: tree (check N files), velero (backup N items), or both (default %(default)s)",
+    )
     ap.add_argument("--seed", type=int, default=20250101, help="seed for the --scale trees (default %(default)s)")
     ap.add_argument("--json", type=Path, help="also write the results as JSON to this file")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every run")
     args = ap.parse_args(argv)
 
     tool = shlex.split(args.tool) if args.tool else [sys.executable, "-m", "transform"]
+    if not args.tool:
+        # An installed tool runs from bytecode (pip compiles at install time); a checkout run under
+        # PYTHONDONTWRITEBYTECODE=1 would compile every module at every start instead (~2x the start-up).
+        subprocess.run([sys.executable, "-m", "compileall", "-q", "transform"], cwd=REPO, check=True)
     print(f"tool: {shlex.join(tool)}   runs: {args.runs} (+1 warm-up)   cpus: {os.cpu_count()}")
     print(f"python: {sys.version.split()[0]}   corpus: {args.corpus}\n")
     with tempfile.TemporaryDirectory(prefix="itu-bench-") as tmp:
@@ -386,9 +507,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.scale:
             results = scale_mode(args, tool, work)
         else:
-            rows = main_rows(args, tool)
+            rows, ratios = main_rows(args, tool)
             measure(rows, args.runs, work, args.verbose)
             results = report(rows)
+            results += report_ratios(rows, ratios)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0

@@ -1,4 +1,8 @@
-"""The command-line contract: exit codes, stdin/stdout, --output-dir, report formats."""
+"""The command-line contract: exit codes, stdin/stdout, --output-dir, report formats.
+
+In process with click's CliRunner (stdout and stderr apart, bytes); `e2e` runs the installed
+entry point in a subprocess for the few tests that are about the process itself.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,12 @@ import pathlib
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 
 import pytest
+from click.testing import CliRunner
+
+from transform.cli import main as main_module
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "gitops-repo"
@@ -17,7 +25,22 @@ NEW = OLD.replace("v1alpha1", "v1beta1")
 BAD = "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\nmetadata: {name: x}\nspec:\n  cpu: {guest: two}\n  memory: {guest: 1Gi}\n"
 
 
-def cli(*args: str, stdin: bytes | None = None, cwd: pathlib.Path | None = None) -> subprocess.CompletedProcess[bytes]:
+@dataclass
+class Ran:
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+
+def cli(*args: str, stdin: bytes | None = None) -> Ran:
+    """The command in process: exit code, stdout (data or report), stderr (messages)."""
+    result = CliRunner().invoke(main_module.cli, list(args), input=stdin)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return Ran(result.exit_code, result.stdout_bytes, result.stderr_bytes)
+
+
+def e2e(*args: str, stdin: bytes | None = None, cwd: pathlib.Path | None = None) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
         [sys.executable, "-m", "transform", *args], input=stdin, capture_output=True, cwd=cwd, timeout=120
     )
@@ -41,7 +64,7 @@ def test_fix_rewrites_and_exits_1_then_0(tree: pathlib.Path) -> None:
     assert (tree / "a" / "old.yaml").read_text() == NEW
     assert (tree / ".hidden" / "old.yaml").read_text() == OLD  # hidden directories are skipped
     assert (tree / "notes.txt").read_text() == OLD  # only *.yaml, *.yml, *.json
-    assert b"1 file changed, 1 object upgraded" in first.stderr
+    assert b"1 file changed, 1 object upgraded" in first.stdout  # the report: stdout
     second = cli("fix", str(tree))
     assert second.returncode == 0, second.stderr
 
@@ -50,7 +73,7 @@ def test_check_and_diff_write_nothing(tree: pathlib.Path) -> None:
     check = cli("check", str(tree))
     assert check.returncode == 1
     assert (tree / "a" / "old.yaml").read_text() == OLD
-    assert b"would change" in check.stderr
+    assert b"would change" in check.stdout
     diff = cli("diff", str(tree))
     assert diff.returncode == 1
     assert (tree / "a" / "old.yaml").read_text() == OLD
@@ -67,7 +90,7 @@ def test_include_exclude(tree: pathlib.Path) -> None:
 
 
 def test_stdin_mode() -> None:
-    out = cli("fix", "-", stdin=OLD.encode())
+    out = e2e("fix", "-", stdin=OLD.encode())
     assert out.returncode == 0, out.stderr
     assert out.stdout == NEW.encode()
     same = cli("fix", "-", stdin=NEW.encode())
@@ -75,7 +98,7 @@ def test_stdin_mode() -> None:
 
 
 def test_stdin_error_writes_nothing_to_stdout() -> None:
-    out = cli("fix", "-", stdin=BAD.encode())
+    out = e2e("fix", "-", stdin=BAD.encode())
     assert out.returncode == 3
     assert out.stdout == b""
     assert b"<stdin>:5:" in out.stderr and b"spec.cpu.guest" in out.stderr
@@ -91,7 +114,7 @@ def test_output_dir_leaves_inputs_untouched(tree: pathlib.Path, tmp_path_factory
 
 
 def test_usage_error_exits_2(tree: pathlib.Path) -> None:
-    assert cli("fix").returncode == 2
+    assert e2e("fix").returncode == 2
     assert cli("fix", str(tree), "--format", "yaml").returncode == 2
     assert cli("fix", str(tree), "--target-kubevirt", "banana").returncode == 2
     assert cli("fix", "-", str(tree)).returncode == 2
@@ -103,18 +126,18 @@ def test_errors_exit_3_and_other_files_still_processed(tree: pathlib.Path) -> No
     assert res.returncode == 3
     assert (tree / "bad.yaml").read_text() == BAD
     assert (tree / "a" / "old.yaml").read_text() == NEW
-    assert b"bad.yaml:5:" in res.stderr
+    assert b"bad.yaml:5:" in res.stdout
 
 
 def test_missing_path_is_an_error(tree: pathlib.Path) -> None:
     res = cli("check", str(tree / "nope.yaml"))
     assert res.returncode == 3
-    assert b"no such file" in res.stderr
+    assert b"no such file" in res.stdout
 
 
 def test_json_report(tree: pathlib.Path) -> None:
     res = cli("check", str(tree), "--format", "json")
-    doc = json.loads(res.stderr)
+    doc = json.loads(res.stdout)
     assert doc["summary"]["files_changed"] == 1
     assert any(f["code"] == "upgraded" and f["line"] == 1 for f in doc["findings"])
 
@@ -122,7 +145,7 @@ def test_json_report(tree: pathlib.Path) -> None:
 @pytest.mark.parametrize("fmt", ["junit", "sarif"])
 def test_machine_formats_parse(tree: pathlib.Path, fmt: str) -> None:
     res = cli("check", str(tree), "--format", fmt)
-    text = res.stderr.decode()
+    text = res.stdout.decode()
     if fmt == "sarif":
         assert json.loads(text)["version"] == "2.1.0"
     else:
@@ -137,7 +160,7 @@ def test_validate_old_but_valid_passes_with_warning(tree: pathlib.Path) -> None:
     (tree / "bad.yaml").write_text(BAD)
     res = cli("validate", str(tree))
     assert res.returncode == 3
-    assert b"bad.yaml:5:" in res.stderr and b"spec.cpu.guest" in res.stderr
+    assert b"bad.yaml:5:" in res.stdout and b"spec.cpu.guest" in res.stdout
 
 
 def test_help_lists_exit_codes() -> None:
@@ -151,7 +174,7 @@ def test_example_repo_round_trip(tmp_path: pathlib.Path) -> None:
     repo = tmp_path / "repo"
     shutil.copytree(EXAMPLE, repo)
     before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
-    first = cli("fix", "--rename", str(repo))
+    first = e2e("fix", "--rename", str(repo))
     assert first.returncode == 1, first.stderr
     after = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
     changed = [p for p in before if before[p] != after[p]]
@@ -169,9 +192,9 @@ def test_a_file_listed_as_a_patch_is_judged_as_a_patch(tmp_path: pathlib.Path) -
     (tmp_path / "overlay" / "bigger.yaml").write_text(patch)
     assert cli("validate", str(tmp_path)).returncode == 0
     alone = cli("validate", str(tmp_path / "overlay" / "bigger.yaml"))
-    assert alone.returncode == 3 and b"required field missing: cpu" in alone.stderr
+    assert alone.returncode == 3 and b"required field missing: cpu" in alone.stdout
     res = cli("fix", str(tmp_path))
-    assert res.returncode == 1 and b"required" not in res.stderr
+    assert res.returncode == 1 and b"required" not in res.stdout + res.stderr
     assert (tmp_path / "overlay" / "bigger.yaml").read_text() == patch.replace("v1alpha2", "v1beta1")
 
 

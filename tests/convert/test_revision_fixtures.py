@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import pathlib
+import re
 
 import pytest
 import yaml
@@ -18,6 +20,8 @@ DO_BETTER = {
     "label-lies-v1beta1": "revision.label-lies",  # KubeVirt trusts the label and never reads it right
 }
 FIXTURES = sorted((pathlib.Path(__file__).resolve().parents[2] / "fixtures" / "revisions").glob("*.yaml"))
+# The reviewed output of every upgraded fixture (UPDATE_GOLDENS=1 rewrites them; review the diff).
+EXPECTED = FIXTURES[0].parent / "expected" if FIXTURES else pathlib.Path()
 
 
 def _expect(text: str) -> str:
@@ -32,7 +36,9 @@ def test_fixture(path: pathlib.Path) -> None:
     data = path.read_bytes()
     text = data.decode()
     expect = _expect(text)
-    result = upgrade_file(path.name, data, Settings(), Index())
+    rename = re.search(r"^# rename: true$", text, re.M) is not None
+    settings = Settings(rename=rename)
+    result = upgrade_file(path.name, data, settings, Index())
     errors = [f for f in result.findings if f.severity.value == "error"]
     original = yaml.safe_load(text)
     if path.stem in DO_BETTER:
@@ -60,6 +66,17 @@ def test_fixture(path: pathlib.Path) -> None:
     labels = new["metadata"]["labels"]
     assert labels["instancetype.kubevirt.io/object-version"] == "v1beta1"
     assert labels["instancetype.kubevirt.io/object-kind"] == got["kind"]
+    if rename:
+        want_cr = model.expected_revision(original)
+        assert want_cr is not None
+        assert new["metadata"]["name"] == want_cr["metadata"]["name"]
+        assert new["metadata"]["ownerReferences"] == want_cr["metadata"]["ownerReferences"]
     # a second run changes nothing
-    again = upgrade_file(path.name, (result.new_text or "").encode(), Settings(), Index())
+    again = upgrade_file(path.name, (result.new_text or "").encode(), settings, Index())
     assert not again.changed, again.new_text
+    golden = EXPECTED / path.name
+    if os.environ.get("UPDATE_GOLDENS"):
+        golden.parent.mkdir(exist_ok=True)
+        golden.write_text(result.new_text or "")
+    assert golden.exists(), f"no reviewed output {golden}: run with UPDATE_GOLDENS=1 and review it"
+    assert result.new_text == golden.read_text()

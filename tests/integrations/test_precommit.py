@@ -116,3 +116,83 @@ def test_slow_check_hook_fails_without_writing(hook_repo: tuple[Path, dict[str, 
     assert "Failed" in proc.stdout and "files were modified" not in proc.stdout
     assert (repo / "csmall.yaml").read_text() == OLD
     assert (repo / "app.yaml").read_text() == UNRELATED
+
+
+# --- issue 12 item 1: pre-commit splits the file list into batches run in parallel ---------------
+
+WRAPPER_REVISION = """\
+# an old v1alpha1 wrapper revision: kind and name only known from the VM that references it
+apiVersion: apps/v1
+kind: ControllerRevision
+metadata:
+  name: vm-z-u1.medium-0b1c9d2e-3f40-4a51-8b62-7c83d94ea5f6-2
+  namespace: default
+  ownerReferences:
+  - apiVersion: kubevirt.io/v1
+    blockOwnerDeletion: true
+    controller: true
+    kind: VirtualMachine
+    name: vm-z
+    uid: 7ad77f47-ee51-4024-8d5b-4141aec7b04c
+data:
+  apiVersion: ""
+  spec: eyJjcHUiOnsiZ3Vlc3QiOjF9LCJtZW1vcnkiOnsiZ3Vlc3QiOiI0R2kifX0=
+revision: 0
+"""
+VM = """\
+apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata:
+  name: vm-z
+  namespace: default
+  uid: 7ad77f47-ee51-4024-8d5b-4141aec7b04c
+spec:
+  runStrategy: Always
+  instancetype:
+    kind: VirtualMachineClusterInstancetype
+    name: u1.medium
+    revisionName: vm-z-u1.medium-0b1c9d2e-3f40-4a51-8b62-7c83d94ea5f6-2
+  template:
+    spec:
+      domain:
+        devices: {}
+"""
+NEW_NAME = "vm-z-u1.medium-v1beta1-0b1c9d2e-3f40-4a51-8b62-7c83d94ea5f6-2"
+
+
+def test_slow_every_file_in_one_process_whatever_the_batches(
+    hook_repo: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """A revision in the first batch and its VM in the last: with `--rename` the VM's reference must
+    follow the rename, and the revision keep the cluster kind only the VM knows (require_serial)."""
+    clone, env = hook_repo
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, capture_output=True, text=True, check=True)
+    repo = tmp_path / "project"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    (repo / "a-cr.yaml").write_text(WRAPPER_REVISION)
+    # 20 fillers: with 2+ CPUs pre-commit's (seeded) shuffle puts a-cr.yaml and z-vm.yaml in different batches
+    for i in range(20):
+        (repo / f"m-filler-{i:02}.yaml").write_text(UNRELATED.replace("name: app", f"name: app-{i}"))
+    (repo / "z-vm.yaml").write_text(VM)
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n- repo: {clone}\n  rev: {rev.stdout.strip()}\n  hooks:\n  - id: instancetype-upgrade\n"
+        "    args: [--rename]\n"
+    )
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "init")
+    proc = subprocess.run(
+        ["pre-commit", "run", "--all-files"], cwd=repo, env=env, capture_output=True, text=True, timeout=600
+    )
+    out = proc.stdout + proc.stderr
+    if "An unexpected error has occurred" in out and any(m in out for m in INSTALL_FAILURES):
+        pytest.skip("pre-commit could not install the hook environment: " + out[-300:])
+    assert proc.returncode == 1, out
+    revision = (repo / "a-cr.yaml").read_text()
+    assert f"name: {NEW_NAME}" in revision, revision
+    assert "kind: VirtualMachineClusterInstancetype" in revision, revision
+    assert f"revisionName: {NEW_NAME}" in (repo / "z-vm.yaml").read_text()
+    again = subprocess.run(
+        ["pre-commit", "run", "--all-files"], cwd=repo, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert again.returncode == 0, again.stdout + again.stderr

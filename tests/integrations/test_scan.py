@@ -227,7 +227,8 @@ def test_text_report(repo: Path) -> None:
     code, out = run(str(repo))
     assert code == 1
     for needle in (
-        "Objects:",
+        "API versions on KubeVirt 1.9 / CDI 1.56:",
+        "Instance types and preferences:",
         "ControllerRevisions:",
         "v0.56-v0.57",
         "VirtualMachines: 3",

@@ -201,9 +201,10 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
-def run_cli(*args: str, cwd: pathlib.Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, cwd: pathlib.Path | None = None, input_: str | None = None) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run(
         [sys.executable, "-m", "transform", *args],
+        input=input_,
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
@@ -211,6 +212,9 @@ def run_cli(*args: str, cwd: pathlib.Path | None = None) -> subprocess.Completed
         preexec_fn=_limit_memory,
         env={**os.environ, "INSTANCETYPE_UPGRADE_DEBUG": ""},
     )
+    if "-" not in args and args[:1] != ("diff",):
+        # stdout carries the report: `stderr` here is everything a person reads, report then messages
+        proc = subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout, proc.stdout + proc.stderr)
     assert "Traceback" not in proc.stderr, proc.stderr
     assert "internal error" not in proc.stderr, proc.stderr
     assert proc.returncode != 123, proc.stderr
@@ -310,7 +314,12 @@ def test_duplicate_keys_strict_is_an_error(tmp_path: pathlib.Path) -> None:
     assert proc.returncode == 3, proc.stderr
     assert re.search(r"dup\.yaml:11:\d+: error: .*duplicate key", proc.stderr), proc.stderr
     assert (tmp_path / "dup.yaml").read_bytes() == DUP
-    assert_good_upgraded(tmp_path)
+    # under --strict a warning is an error and a file with one is not written (issue 12 item 7):
+    # both preferences have a deprecated-topology warning; the instancetype is upgraded
+    for name in GOOD[1:]:
+        assert (tmp_path / name).read_bytes() == (OBJECTS / name).read_bytes(), name
+    assert re.search(r"preference-v1alpha2\.yaml:\d+:\d+: error: .*deprecated.*--strict", proc.stderr), proc.stderr
+    assert (tmp_path / GOOD[0]).read_bytes() == expected_upgrade(GOOD[0])
 
 
 def test_just_under_the_size_limit_is_upgraded(tmp_path: pathlib.Path) -> None:

@@ -218,7 +218,9 @@ def test_junit_escapes_odd_characters() -> None:
     assert failure is not None
     text = failure.text or ""
     assert "quote \" apostrophe ' <tag> & amp; ünïcødé ☃" in text
-    assert "\\x01" in text and "]]> end" in text  # the control character is made visible, not dropped
+    assert (
+        "\\001" in text and "]]> end" in text
+    )  # the control character is made visible (git's octal escape), not dropped
     assert ODD.replace("\x01", "\\x01") in (failure.get("message") or "")
 
 

@@ -7,7 +7,6 @@ import pytest
 from tests.validate.validation_helpers import (
     G,
     cr,
-    engine,  # noqa: F401  (autouse: runs every test with each engine)
     it,
     pref,
     vm,

@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 
 from tests.validate.validation_helpers import (
-    engine,  # noqa: F401  (autouse: runs every test with each engine)
     it,
     pref,
 )

@@ -8,19 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from transform.validate import documents as validation
-
 REFERENCE = Path(__file__).resolve().parents[3] / "shared/reference/crd-schemas"
 ENGINES = ["jsonschema"] + (["jsonschema-rs"] if importlib.util.find_spec("jsonschema_rs") else [])
 G = "instancetype.kubevirt.io"
-
-
-@pytest.fixture(params=ENGINES, autouse=True)
-def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv(validation.ENGINE_ENV, request.param)
-    return str(request.param)
 
 
 def it(version: str = "v1beta1", kind: str = "VirtualMachineInstancetype", **spec: Any) -> dict[str, Any]:

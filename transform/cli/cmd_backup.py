@@ -7,9 +7,16 @@ by transform.integrations.velero.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+from transform.cli.exits import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, EXIT_USAGE, guard
+from transform.cli.options import ENGINE, REPORT, options, settings
+from transform.cli.progress import Progress
+
+if TYPE_CHECKING:
+    from transform.model.settings import Settings
 
 EPILOG = """\b
 Exit codes:
@@ -22,18 +29,6 @@ Exit codes:
 """
 
 
-def _target(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int]:
-    from transform.cli.main import _target as target
-
-    return target(ctx, param, value)
-
-
-def _size(ctx: click.Context, param: click.Parameter, value: str) -> int:
-    from transform.cli.main import _size as size
-
-    return size(ctx, param, value)
-
-
 @click.command(epilog=EPILOG)
 @click.argument("archive", type=click.Path(dir_okay=False))
 @click.option(
@@ -44,38 +39,7 @@ def _size(ctx: click.Context, param: click.Parameter, value: str) -> int:
     help="Where to write the upgraded backup (required unless --check).",
 )
 @click.option("--check", is_flag=True, help="Write nothing; report what would change (exit 1 when something would).")
-@click.option(
-    "--rename",
-    is_flag=True,
-    help="Give upgraded revisions KubeVirt's v1beta1 names (and file names) "
-    "and rewrite every VM and snapshot reference to them in the backup.",
-)
-@click.option(
-    "--target-kubevirt",
-    "target",
-    metavar="X.Y",
-    callback=_target,
-    help="KubeVirt release to check against (default: the newest known, 1.9).",
-)
-@click.option("--strict", is_flag=True, help="Unknown fields, duplicate keys and warnings become errors (exit 3).")
-@click.option(
-    "--max-document-size",
-    "max_document_bytes",
-    default="16MiB",
-    callback=_size,
-    show_default=True,
-    help="Items over this size are copied without being looked at.",
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(("text", "json", "junit", "sarif"), case_sensitive=False),
-    default="text",
-    show_default=True,
-    help="Report format on stderr.",
-)
-@click.option("-q", "--quiet", is_flag=True, help="Report only problems and the summary.")
-@click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
+@options(*ENGINE, "max_archive_bytes", *REPORT)
 def backup(archive: str, output: str | None, check: bool, **kw: Any) -> None:
     """Upgrade the KubeVirt items of a Velero backup tarball (ARCHIVE, a .tar.gz) into OUT.
 
@@ -83,35 +47,35 @@ def backup(archive: str, output: str | None, check: bool, **kw: Any) -> None:
     preferences) are upgraded as in `fix`; every other entry is copied unchanged. ARCHIVE is
     never modified; OUT appears only once complete.
     """
-    from transform.cli.main import Common, _guard
-
-    c = Common(
-        (), (), kw["fmt"], kw["target"], kw["strict"], kw["max_document_bytes"], kw["rename"], kw["quiet"], kw["debug"]
-    )
+    c = settings(kw)
     if check and output:
         raise click.UsageError("--check writes nothing: drop -o/--output")
     if not check and not output:
         raise click.UsageError("missing -o/--output OUT.tar.gz (or use --check to only report)")
-    sys.exit(_guard(lambda c: _run(archive, None if check else output, c), c))
+    sys.exit(guard(lambda: _run(archive, None if check else output, c), c.debug))
 
 
-def _run(archive: str, output: str | None, c: Any) -> int:
-    from transform.cli.driver import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, EXIT_USAGE, _report, settings_of
+def _run(archive: str, output: str | None, c: Settings) -> int:
+    from transform.cli.driver import report
     from transform.integrations import velero as core
     from transform.model.findings import Severity
 
     command = "check" if output is None else "backup"
+    progress = Progress(unit="entries")  # a terminal only
     try:
-        outcome = core.upgrade_backup(archive, output, settings_of(c))
+        try:
+            outcome = core.upgrade_backup(archive, output, c, progress)
+        finally:
+            progress.close()
     except core.UsageError as exc:
         click.echo(f"Error: {exc}", err=True)
         return EXIT_USAGE
     except core.BackupError as exc:
-        outcome = core.error_outcome(str(exc))
-        _report(command, outcome.run, c)
+        outcome = core.error_outcome(str(exc), archive)
+        report(command, outcome.run, c)
         return EXIT_ERROR
     outcome.run.files_seen = outcome.members
-    _report(command, outcome.run, c)
+    report(command, outcome.run, c)
     findings = outcome.run.all_findings
     if outcome.run.failed or (c.strict and any(f.severity is Severity.WARNING for f in findings)):
         return EXIT_ERROR

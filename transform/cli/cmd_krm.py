@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-EXIT_OK, EXIT_FAILED, EXIT_INTERNAL = 0, 1, 123
+from transform.cli.exits import EXIT_CHANGED, EXIT_OK, guard
+from transform.cli.options import ENGINE, options, settings
+
+if TYPE_CHECKING:
+    from transform.model.settings import Settings
 
 KRM_HELP = """\b
 Exit codes:
@@ -23,56 +26,36 @@ functionConfig (a ConfigMap's data, or any kind with the keys under spec):
   rename: "true"           give upgraded revisions KubeVirt's v1beta1 names
   strict: "true"           warnings become errors
   target-kubevirt: "1.7"   KubeVirt release to check against
+  modernize: "true"        also rewrite deprecated spellings the target supports
 """
 
 
 @click.command(epilog=KRM_HELP)
-@click.option("--target-kubevirt", "target", metavar="X.Y", help="Default for functionConfig target-kubevirt.")
-@click.option("--strict", is_flag=True, help="Default for functionConfig strict.")
-@click.option("--rename", is_flag=True, help="Default for functionConfig rename.")
-@click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
-def krm(target: str | None, strict: bool, rename: bool, debug: bool) -> None:
+@options(*ENGINE, "debug")
+def krm(**kw: Any) -> None:
     """Read a ResourceList on stdin, write it upgraded (with `results`) on stdout.
 
-    Items keep their comments, formatting and every config.kubernetes.io annotation; only the
-    ResourceList goes to stdout, logs go to stderr.
+    The options are defaults for the functionConfig's keys. Items keep their comments, formatting
+    and every config.kubernetes.io annotation; only the ResourceList goes to stdout, logs go to stderr.
     """
-    sys.exit(_run(target, strict, rename, debug))
+    c = settings(kw)
+    sys.exit(guard(lambda: _run(c), c.debug, prog="instancetype-upgrade krm"))
 
 
-def _run(target: str | None, strict: bool, rename: bool, debug: bool) -> int:
+def _run(base: Settings) -> int:
     from transform.integrations import krm as core
-    from transform.model.settings import Settings
+    from transform.model.limits import file_limit
+    from transform.pipeline import sources
 
     try:
-        base = Settings(rename=rename, strict=strict)
-        if target:
-            from transform.kubevirt import releases
-
-            try:
-                base = Settings(rename=rename, strict=strict, target=releases.parse_release(target))
-            except ValueError as exc:
-                raise click.BadParameter(str(exc), param_hint="--target-kubevirt") from None
-        try:
-            out = core.process(sys.stdin.buffer.read(), base)
-        except core.KrmError as exc:
-            click.echo(f"instancetype-upgrade krm: error: {exc}", err=True)
-            return EXIT_FAILED
-        sys.stdout.buffer.write(out.data)
-        sys.stdout.flush()
-        _log(out)
-        return EXIT_FAILED if out.failed else EXIT_OK
-    except click.ClickException:
-        raise
-    except Exception as exc:  # a bug: one line, a distinct code
-        if debug or os.environ.get("INSTANCETYPE_UPGRADE_DEBUG"):
-            raise
-        click.echo(
-            f"instancetype-upgrade krm: internal error: {type(exc).__name__}: {exc} "
-            "(please report this; --debug shows the traceback)",
-            err=True,
-        )
-        return EXIT_INTERNAL
+        out = core.process(sources.read_stream(sys.stdin.buffer, file_limit(base.max_document_bytes)), base)
+    except (core.KrmError, sources.InputError) as exc:
+        click.echo(f"instancetype-upgrade krm: error: {exc}", err=True)
+        return EXIT_CHANGED
+    sys.stdout.buffer.write(out.data)
+    sys.stdout.flush()
+    _log(out)
+    return EXIT_CHANGED if out.failed else EXIT_OK
 
 
 def _log(out: Any) -> None:

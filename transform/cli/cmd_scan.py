@@ -3,88 +3,93 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from transform.cli.exits import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, guard, write_report
+from transform.cli.options import REPORT, options, settings
+from transform.cli.progress import Progress
+
+if TYPE_CHECKING:
+    from transform.model.settings import Settings
+
 SCAN_EPILOG = """\b
 Exit codes:
-  0    nothing in the inputs would break on the --target-kubevirt release
+  0    nothing in the inputs would break on the --target-kubevirt release (or --exit-zero)
   1    something would (listed under "Would break")
   2    usage error
-  3    some input could not be read (unreadable file, broken YAML, bad tarball)
+  3    some input could not be read (unreadable file, broken YAML, bad tarball);
+       under --strict, also a warning
   123  internal error
 """
 
 
-def _target(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, int]:
-    from transform.kubevirt import releases
-
-    if value is None:
-        return releases.LATEST
-    try:
-        return releases.parse_release(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
-
-
 @click.command(epilog=SCAN_EPILOG)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(("text", "json"), case_sensitive=False),
-    default="text",
-    show_default=True,
-    help="Report format on stdout (json: see docs/scan-schema.md).",
-)
-@click.option(
-    "--target-kubevirt",
+@options(
+    "include",
+    "exclude",
     "target",
-    metavar="X.Y",
-    callback=_target,
-    help="KubeVirt release to check against (default: the newest known).",
+    "target_cdi",
+    "strict",
+    "max_document_bytes",
+    "max_archive_bytes",
+    *REPORT,
+    "exit_zero",
 )
-@click.option("--include", multiple=True, metavar="GLOB", help="Only files matching GLOB in directories.")
-@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB.")
-@click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
-def scan(
-    paths: tuple[str, ...],
-    fmt: str,
-    target: tuple[int, int],
-    include: tuple[str, ...],
-    exclude: tuple[str, ...],
-    debug: bool,
-) -> None:
-    """Report every KubeVirt instancetype-related document (files, directories, Velero .tar.gz):
+def scan(paths: tuple[str, ...], **kw: Any) -> None:
+    """Report every KubeVirt instancetype-related document (files, directories, Velero backups):
     objects per kind and version, ControllerRevisions per payload era, VMs and their revision
     references, dangling references, orphan revisions, object-name mismatches, and what the
     target release cannot read. Writes nothing."""
-    sys.exit(_run(list(paths), fmt.lower(), target, include, exclude, debug))
+    c = settings(kw)
+    sys.exit(guard(lambda: _run(list(paths), c), c.debug))
 
 
-def _run(
-    paths: list[str], fmt: str, target: tuple[int, int], include: tuple[str, ...], exclude: tuple[str, ...], debug: bool
-) -> int:
+def _run(paths: list[str], c: Settings) -> int:
+    from transform.integrations import scan_inputs
+    from transform.model.findings import Finding, Severity, apply_policy
+    from transform.pipeline import inventory as core
+    from transform.report import formats
+    from transform.report import scan_tables as scan_report
+
+    errors: list[Finding] = []
+    progress = Progress(unit="files")  # a terminal only
+
+    def counted(items: Iterator[tuple[str, bytes]]) -> Iterator[tuple[str, bytes]]:
+        for n, item in enumerate(items, 1):
+            progress(n)
+            yield item
+
     try:
-        from transform.integrations import scan_inputs
-        from transform.pipeline import inventory as core
-        from transform.report import scan_tables as scan_report
-
-        errors: list[Any] = []
-        result = core.scan_items(scan_inputs.iter_inputs(paths, include, exclude, errors), target)
-        result.errors[:0] = errors
-        sys.stdout.write(scan_report.render_json(result) if fmt == "json" else scan_report.render_text(result))
-        return result.exit_code
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        return 130
-    except Exception as exc:
-        if debug:
-            raise
-        click.echo(
-            f"instancetype-upgrade: internal error: {type(exc).__name__}: {exc} "
-            "(please report this; --debug shows the traceback)",
-            err=True,
-        )
-        return 123
+        inputs = scan_inputs.iter_inputs(paths, c.include, c.exclude, errors, c)
+        result = core.scan_items(counted(inputs), c.target, c)
+    finally:
+        progress.close()
+    result.errors[:0] = errors
+    fmt = c.fmt.lower()
+    result.errors = apply_policy(result.errors, strict=c.strict, select=c.select, ignore=c.ignore)
+    result.breaking = apply_policy(result.breaking, strict=False, select=c.select, ignore=c.ignore)
+    findings = result.errors + result.breaking
+    if c.statistics:
+        summary = formats.Summary(command="scan", files_seen=result.files_seen, files=sorted(result.files))
+        out = formats.render_statistics(findings, summary)
+    elif fmt == "json":
+        out = scan_report.render_json(result)
+    elif fmt == "text" and c.quiet:  # the problems and the verdict only
+        out = "\n".join([*(str(f) for f in findings), scan_report.render_text(result).rstrip().splitlines()[-1]])
+    elif fmt == "text":
+        out = scan_report.render_text(result)
+    else:
+        summary = formats.Summary(command="scan", files_seen=result.files_seen, files=sorted(result.files))
+        out = formats.RENDERERS[fmt](findings, summary)
+    write_report(out, c.output_file)
+    if any(f.severity is Severity.ERROR for f in result.errors) or (
+        c.strict and any(f.severity is Severity.WARNING for f in findings)
+    ):
+        return EXIT_ERROR
+    if c.exit_zero:
+        return EXIT_OK
+    return EXIT_CHANGED if result.breaking else EXIT_OK

@@ -4,74 +4,51 @@ from __future__ import annotations
 
 import os
 import sys
-import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from transform.model.findings import Finding, Severity, error
+import click
+
+from transform.cli.exits import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, write_report
+from transform.cli.progress import Progress
+from transform.model.findings import STRICT_SUFFIX, Finding, Severity, apply_policy, error, quote_name, warning
+from transform.model.limits import file_limit
 from transform.model.settings import Settings
 from transform.pipeline import sinks, sources
 from transform.pipeline.batch import Item, RunResult, read_inputs
 
 if TYPE_CHECKING:
-    from transform.cli.main import Common
-
-EXIT_OK, EXIT_CHANGED, EXIT_USAGE, EXIT_ERROR = 0, 1, 2, 3
-
-
-def settings_of(c: Common, extra: dict[str, Any] | None = None) -> Settings:
-    return Settings(
-        rename=c.rename,
-        strict=c.strict,
-        target=c.target,
-        max_document_bytes=c.max_document_bytes,
-        **(extra or {}),
-    )
+    from transform.convert.index import Index
+    from transform.pipeline.onefile import FileResult
 
 
-class Progress:
-    """A progress line on stderr, only for a terminal and a long run."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled and sys.stderr.isatty() and not os.environ.get("CI") and os.environ.get("TERM") != "dumb"
-        self.start = time.monotonic()
-        self.shown = False
-
-    def __call__(self, done: int, total: int) -> None:
-        if not self.enabled or (time.monotonic() - self.start < 1.0 and total < 1000):
-            return
-        if done == total or done % 50 == 0:
-            sys.stderr.write(f"\r{done}/{total} files")
-            sys.stderr.flush()
-            self.shown = True
-
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
-
-
-def run(
-    command: str,
-    paths: list[str],
-    c: Common,
-    *,
-    output_dir: str | None = None,
-    write: bool = False,
-    extra: dict[str, Any] | None = None,
-) -> int:
-    settings = settings_of(c, extra)
+def run(command: str, paths: list[str], c: Settings) -> int:
+    """Run fix/check/diff/validate over `paths` (or ["-"]); the exit code."""
+    settings = c
     result = RunResult()
     stdin = paths == ["-"]
-    if "-" in paths and not stdin:
-        result.findings.append(error("usage", "- (stdin) cannot be combined with other paths"))
-        _report(command, result, c)
-        return EXIT_USAGE
+    limit = file_limit(c.max_document_bytes)
     if stdin:
-        items = [Item("<stdin>", sys.stdin.buffer.read())]
         result.files_seen = 1
+        try:
+            items = [Item("<stdin>", sources.read_stream(sys.stdin.buffer, limit))]
+        except sources.InputError as exc:
+            items = []
+            result.findings.append(error("input.refused", f"stdin: {exc}"))
     else:
-        items = read_inputs(sources.discover(paths, c.include, c.exclude), result)
+        items = read_inputs(sources.discover(paths, c.include, c.exclude), result, limit)
+        if not result.files_seen and not result.findings:
+            result.findings.append(
+                warning(
+                    "input.no-files",
+                    f"no files matched in {', '.join(paths)} (*.yaml, *.yml, *.json"
+                    + (f"; --include {' '.join(c.include)}" if c.include else "")
+                    + (f"; --exclude {' '.join(c.exclude)}" if c.exclude else "")
+                    + ")",
+                )
+            )
+    out_names = _output_names(items, c.output_dir) if c.output_dir else {}
     progress = Progress(enabled=not stdin and c.fmt == "text")
+    index = None
     if items:
         if command == "validate":
             from transform.pipeline.validate_files import validate_items
@@ -80,29 +57,52 @@ def run(
         else:
             from transform.pipeline.batch import upgrade_items
 
-            upgrade_items(items, settings, result, progress, jobs=c.jobs or os.cpu_count() or 1)
+            index = upgrade_items(items, settings, result, progress, jobs=c.jobs or os.cpu_count() or 1)
     progress.close()
-    code = _outputs(command, result, items, c, stdin=stdin, output_dir=output_dir, write=write)
-    _report(command, result, c)
+    code = _outputs(command, result, items, c, stdin=stdin, out_names=out_names, write=command == "fix", index=index)
+    report(command, result, c, stdout_is_data=stdin or command == "diff")
+    if command == "fix" and c.exit_zero_even_if_changed and code == EXIT_CHANGED:
+        return EXIT_OK
+    if c.exit_zero and code != EXIT_OK and not _input_failed(result):
+        return EXIT_OK  # report-only: findings do not fail the run; unreadable input still does
     return code
+
+
+def _input_failed(result: RunResult) -> bool:
+    return any(
+        f.severity is Severity.ERROR and f.code.startswith(("input.", "output.", "internal."))
+        for f in result.all_findings
+    )
 
 
 def _outputs(
     command: str,
     result: RunResult,
     items: list[Item],
-    c: Common,
+    c: Settings,
     *,
     stdin: bool,
-    output_dir: str | None,
+    out_names: dict[str, str],
     write: bool,
+    index: Index | None = None,
 ) -> int:
     by_name = {i.name: i for i in items}
-    out_dir = sinks.OutputDir(output_dir) if output_dir else None
+    out_dir = sinks.OutputDir(c.output_dir) if c.output_dir else None
     changed = 0
-    for r in result.results:
+    # --rename: every file is planned (upgraded in memory) before any is written; the revisions' files
+    # are written first, and a file whose references depend on a revision that could not be written is
+    # planned again without that rename (its references keep the old name) before it is written.
+    order = list(range(len(result.results)))
+    if write:
+        order.sort(key=lambda i: not result.results[i].renames)
+    unwritten: set[str] = set()
+    for pos in order:
+        r = result.results[pos]
+        if unwritten and index is not None and any(f.code == "reference.renamed" for f in r.findings):
+            r = result.results[pos] = _replan(by_name[r.name], unwritten, index, c)
         if command == "validate" or not r.changed or r.failed or r.source is None or r.new_text is None:
             continue
+        olds = {old for _, old, _ in r.renames}
         new_bytes = r.source.encode(r.new_text)
         if command == "diff":
             sys.stdout.write(sinks.unified_diff(r.name if not stdin else "stdin", r.source.text, r.new_text))
@@ -110,19 +110,28 @@ def _outputs(
             item = by_name[r.name]
             try:
                 if out_dir:
-                    note = "Writing " + out_dir.write(item.input.rel if item.input else r.name, new_bytes)
+                    note = "Writing " + quote_name(out_dir.write(out_names[r.name], new_bytes))
+                elif not c.force and _read_only(item.input.path if item.input else r.name):
+                    r.findings.append(
+                        error("output.read-only", "read-only, not rewritten (use --force to rewrite it)", file=r.name)
+                    )
+                    r.renames = []
+                    r.write_failed = True
+                    continue
                 else:
                     sinks.write_atomic(item.input.path if item.input else r.name, new_bytes, expect=item.data)
-                    note = f"Rewriting {r.name}"  # as pyupgrade and the pre-commit fixers say it
+                    note = f"Rewriting {quote_name(r.name)}"  # as pyupgrade and the pre-commit fixers say it
                 if c.fmt == "text":
                     sys.stderr.write(note + "\n")
             except sinks.WriteError as exc:
                 r.findings.append(error("output.write", str(exc), file=r.name))
                 r.renames = []
                 r.write_failed = True
+                unwritten |= olds
                 continue
         changed += 1
-    failed = result.failed or (c.strict and any(f.severity is Severity.WARNING for f in result.all_findings))
+    policy(result, c)
+    failed = result.failed
     if stdin and command == "fix":
         if failed:
             return EXIT_ERROR
@@ -140,32 +149,96 @@ def _outputs(
     return EXIT_CHANGED if changed else EXIT_OK
 
 
-def _report(command: str, result: RunResult, c: Common) -> None:
-    from transform.report import formats as report
+def _replan(item: Item, unwritten: set[str], index: Index, settings: Settings) -> FileResult:
+    """`item` upgraded again without the renames whose revision files could not be written."""
+    from transform.pipeline.onefile import upgrade_file
 
-    findings = result.all_findings
-    if c.quiet:
-        findings = [f for f in findings if f.severity is not Severity.INFO]
+    for old in unwritten:
+        index.renames.pop(old, None)
+    r = upgrade_file(item.name, item.data, settings, index)
+    r.findings.append(
+        warning(
+            "reference.kept",
+            f"references to {', '.join(sorted(unwritten))} keep the old name: the revision's file could not be "
+            "written (see its error)",
+            file=item.name,
+        )
+    )
+    return r
+
+
+def _output_names(items: list[Item], output_dir: str) -> dict[str, str]:
+    """Every input's path under --output-dir; two inputs that would write one path are a usage error
+    raised before anything is read further or written."""
+    names = sinks.output_names([(i.name, i.input.root if i.input else "") for i in items])
+    clashes = sinks.collisions(names)
+    if clashes:
+        listing = "; ".join(f"{os.path.join(output_dir, rel)} <- {', '.join(srcs)}" for rel, srcs in clashes)
+        raise click.UsageError(f"--output-dir: inputs would overwrite each other's copy ({listing}); nothing written")
+    return names
+
+
+def _read_only(path: str) -> bool:
+    """The user's protection is a signal (even for root, who could write anyway)."""
+    try:
+        return not os.stat(path).st_mode & 0o222
+    except OSError:
+        return False
+
+
+def _one_per_fact(findings: list[Finding]) -> list[Finding]:
+    """One finding per fact: the same code, place and message reported twice (by two checks, or as
+    a warning and an error) is shown once, at its highest severity."""
+    rank = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+    best: dict[tuple[object, ...], Finding] = {}
+    for f in findings:
+        key = _key(f)
+        if key not in best or rank[f.severity] < rank[best[key].severity]:
+            best[key] = f
+    return [f for f in findings if best.get(_key(f)) is f]
+
+
+def _key(f: Finding) -> tuple[object, ...]:
+    return (f.code, f.file, f.doc, f.line, f.column, f.object, f.path, f.message.removesuffix(STRICT_SUFFIX))
+
+
+def policy(result: RunResult, c: Settings) -> None:
+    """--select/--ignore and --strict on every finding (the engine applied them to files already);
+    a failed file reports no change (it was not and will not be written)."""
+    result.findings = apply_policy(result.findings, strict=c.strict, select=c.select, ignore=c.ignore)
+    for r in result.results:
+        r.findings = apply_policy(r.findings, strict=c.strict, select=c.select, ignore=c.ignore)
+        if r.failed:
+            r.findings = [f for f in r.findings if f.severity is not Severity.INFO]
+
+
+def report(command: str, result: RunResult, c: Settings, *, stdout_is_data: bool = False) -> None:
+    from transform.report import formats
+
+    policy(result, c)
+    everything = _one_per_fact(result.all_findings)
+    findings = [f for f in everything if f.severity is not Severity.INFO] if c.quiet else everything
+    if command in ("check", "diff"):
+        findings = [formats.would(f) for f in findings]
     renames = [r for res in result.results if not res.failed for r in res.renames]
-    summary = report.Summary(
+    changed = [r.name for r in result.results if r.changed and not r.failed and not r.write_failed]
+    summary = formats.Summary(
         command=command,
         files_seen=result.files_seen,
-        files_changed=len([r for r in result.results if r.changed and not r.failed]),
+        files_changed=len(changed),
         objects_upgraded=sum(r.upgraded for r in result.results if not r.failed),
-        errors=sum(1 for f in result.all_findings if f.severity is Severity.ERROR),
-        warnings=sum(1 for f in result.all_findings if f.severity is Severity.WARNING),
+        errors=sum(1 for f in everything if f.severity is Severity.ERROR),
+        warnings=sum(1 for f in everything if f.severity is Severity.WARNING),
         renames=renames,
-        files=[r.name for r in result.results],
+        files=result.names or [r.name for r in result.results],
+        changed_files=changed,
+        changes_fail=command in ("check", "diff")
+        and not c.exit_zero
+        or command == "fix"
+        and not c.exit_zero_even_if_changed,
     )
-    render: dict[str, Any] = {
-        "text": lambda: report.render_text(findings, summary),
-        "json": lambda: report.render_json(findings, summary),
-        "junit": lambda: report.render_junit(findings, summary),
-        "sarif": lambda: report.render_sarif(findings, summary),
-    }
-    out = render[c.fmt.lower()]()
-    if out:
-        sys.stderr.write(out if out.endswith("\n") else out + "\n")
+    render = formats.render_statistics if c.statistics else formats.RENDERERS[c.fmt.lower()]
+    write_report(render(findings, summary), c.output_file, stdout_is_data=stdout_is_data)
 
 
 def sort_findings(findings: list[Finding]) -> list[Finding]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from transform.convert import flavor_v1alpha1, instancetype_v1alpha1, instancetype_v1alpha2
+from transform.kubevirt import apis
 
 Spec = dict[str, Any]
 Dropped = list[tuple[Any, ...]]
@@ -55,8 +56,9 @@ def _step(module: Any) -> Step:
 STEPS: dict[str, Step] = {
     s.api_version: s for s in map(_step, (flavor_v1alpha1, instancetype_v1alpha1, instancetype_v1alpha2))
 }
-LATEST = "instancetype.kubevirt.io/v1beta1"
-GROUPS = ("instancetype.kubevirt.io", "flavor.kubevirt.io")
+LATEST = apis.latest("instancetype.kubevirt.io")
+# The groups whose objects go through the steps above (the other table groups: transform.convert.apiversion).
+GROUPS = tuple(dict.fromkeys(r.group for r in apis.TABLE if r.family == "instancetype"))
 
 
 def chain(api_version: str) -> list[Step] | None:

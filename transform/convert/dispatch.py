@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from transform import convert
-from transform.convert import payloads, revisions
+from transform.convert import objects, payloads, revisions
 from transform.convert.index import REF_PATHS, Index, namespace_of
 from transform.convert.kustomize import is_kustomization_file
-from transform.kubevirt import fields
+from transform.convert.outcome import Change, Outcome, object_ref
+from transform.kubevirt import apis, embedding, fields
 from transform.model.findings import Finding, Severity, error, info, warning
 from transform.model.plain import as_map
 from transform.model.plain import get as _get
@@ -20,54 +19,7 @@ if TYPE_CHECKING:
     from transform.model.settings import Settings
 
 Path = tuple[Any, ...]
-
-
-@dataclass
-class Change:
-    path: Path  # where the changed object sits in the document ((), or ("items", 3))
-    upgraded: bool = True
-    replace: list[Path] = field(default_factory=list)  # nodes to write anew
-    renames: list[tuple[str, str, str]] = field(default_factory=list)
-    check: Callable[[Any], list[Finding]] | None = None
-
-    def validate(self, doc: Any) -> list[Finding]:
-        obj = _get(doc, self.path)
-        if self.check is None or not isinstance(obj, dict):
-            return []
-        return [f.at(path=self.path + f.path) for f in self.check(obj)]
-
-
-@dataclass
-class Outcome:
-    value: Any
-    changes: list[Change] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-
-    _copied: bool = False
-
-    def set(self, path: Path, value: Any) -> None:
-        """Put `value` at `path` in the outcome, copying the input document first."""
-        if not self._copied:
-            self.value = copy.deepcopy(self.value)
-            self._copied = True
-        self.value = _set(self.value, path, value)
-
-    @property
-    def error(self) -> bool:
-        return any(f.severity is Severity.ERROR for f in self.findings)
-
-
-def _set(doc: Any, path: Path, value: Any) -> Any:
-    if not path:
-        return value
-    _get(doc, path[:-1])[path[-1]] = value
-    return doc
-
-
-def object_ref(obj: dict[str, Any]) -> str:
-    meta = as_map(obj.get("metadata"))
-    parts = [str(obj.get("kind") or ""), str(meta.get("namespace") or ""), str(meta.get("name") or "")]
-    return "/".join(p for p in parts if p)
+__all__ = ["Change", "Outcome", "upgrade_document"]
 
 
 def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str = "") -> Outcome:
@@ -82,55 +34,79 @@ def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str 
                 )
             )
         return out
-    _visit(out, (), value, settings, index, file)
+    for path, obj in embedding.walk(value):
+        _visit(out, path, obj, settings, index, file)
     return out
 
 
 def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, index: Index, file: str) -> None:
+    """One object (the document, a List item, an embedded object): dispatch by group and kind."""
     kind = obj.get("kind")
     api = obj.get("apiVersion")
-    if isinstance(obj.get("items"), list) and isinstance(kind, str) and kind.endswith("List"):
-        for i, item in enumerate(obj["items"]):
-            if isinstance(item, dict):
-                _visit(out, path + ("items", i), item, settings, index, file)
-        return
+    group = apis.group_of(api)
     ref = object_ref(obj)
     meta = obj.get("metadata")
     if (
         meta is not None
         and not isinstance(meta, dict)
-        and (
-            kind in ("ControllerRevision", "VirtualMachine", "VirtualMachineSnapshotContent")
-            or (isinstance(api, str) and api.split("/")[0] in convert.GROUPS)
-        )
+        and (kind in ("ControllerRevision", "VirtualMachine", "VirtualMachineSnapshotContent") or group is not None)
     ):
         out.findings.append(
             error("input.type", f"metadata is a {type(meta).__name__}, not a mapping", path + ("metadata",), object=ref)
         )
         return
     before = len(out.findings)
-    if isinstance(api, str) and api.split("/")[0] in convert.GROUPS:
-        _object(out, path, obj, api, str(kind), settings, index, file)
-    elif kind == "ControllerRevision" and str(api).startswith("apps/") and payloads.is_ours(obj):
+    changes_before = len(out.changes)
+    targets = apis.Targets(settings.target, settings.target_cdi)
+    if group in convert.GROUPS:
+        _object(out, path, obj, str(api), str(kind), settings, index, file)
+    elif group is not None and isinstance(kind, str) and not embedding.is_list(obj):
+        objects.api_object(out, path, obj, str(api), kind, targets)
+    if kind == "ControllerRevision" and str(api).startswith("apps/") and payloads.is_ours(obj):
         _revision(out, path, obj, settings, index)
-    elif kind == "VirtualMachine" and str(api).startswith("kubevirt.io/"):
+    elif kind == "VirtualMachine" and group == "kubevirt.io":
         _vm(out, path, obj, path, index)
+        objects.vm_extras(out, path, settings.modernize, targets)
     elif (kind == "Kustomization" and str(api).startswith("kustomize.config.k8s.io/")) or (
         kind is None and api is None and not path and is_kustomization_file(file)
     ):
-        _kustomization(out, path, obj)
+        _kustomization(out, path, obj, targets, partial=file in index.partial_kustomizations)
     elif kind == "VirtualMachineSnapshotContent":
         vm = _get(obj, ("spec", "source", "virtualMachine"))
         if isinstance(vm, dict):
             _vm(out, path + ("spec", "source", "virtualMachine"), vm, path, index, ns=namespace_of(obj))
+    elif kind == "VirtualMachinePool" and group == "pool.kubevirt.io":
+        objects.pool_extras(out, path, targets)
+    objects.references(out, path, settings.drop_server_fields, targets)
+    if group is not None and group not in convert.GROUPS and (not path or path[0] == "items") and len(path) <= 2:
+        _whole_object(out, path, obj, settings, file in index.patch_files, out.changes[changes_before:])
     for i in range(before, len(out.findings)):
         f = out.findings[i]
         out.findings[i] = f.at(object=f.object or ref, path=path + f.path, extra={**f.extra, **_resource(obj)})
 
 
+def _whole_object(
+    out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, partial: bool, changes: list[Change]
+) -> None:
+    """Any other KubeVirt object against its CRD schema at the target: a changed one must stay valid
+    (checked before writing), problems of an unchanged one are warnings (errors under --strict)."""
+    mine = [c for c in changes if c.path == path and c.check is None]
+    if not any(c.path == path for c in changes):
+        out.findings.extend(_check_current(obj, settings, partial))
+        return
+    if not mine:
+        return
+    found, carried = _input_findings(obj, settings, partial)
+    out.findings.extend(found)
+    for change in mine:
+        change.check = lambda o: [f for f in _check_upgraded(o, settings, partial) if (f.code, f.path) not in carried]
+
+
 def _resource(obj: dict[str, Any]) -> dict[str, Any]:
     meta = as_map(obj.get("metadata"))
+    row = apis.find(str(obj.get("apiVersion")), str(obj.get("kind"))) if apis.group_of(obj.get("apiVersion")) else None
     return {
+        "family": row.family if row is not None else None,
         "api_version": obj.get("apiVersion"),
         "kind": obj.get("kind"),
         "name": meta.get("name"),
@@ -195,18 +171,8 @@ def _object(
         new, found = modernize.modernize_object(new, settings.target)
         out.findings.extend(found)
     out.set(path, new)
-    from transform.validate import documents as validation
-
-    carried: set[tuple[str, Path]] = set()
-    for f in validation.validate_document(obj, partial=partial, strict=settings.strict):
-        if f.severity is Severity.ERROR and f.code == "schema.required":
-            # only apiVersion changes: a missing field was missing before (a kustomize patch?)
-            carried.add((f.code, f.path))
-            f = f.at(
-                message=f"{f.message} (a partial object such as a kustomize patch? list it in a "
-                "kustomization among the inputs to have it judged as one)"
-            )
-        out.findings.append(_input_finding(f, settings))
+    found, carried = _input_findings(obj, settings, partial)
+    out.findings.extend(found)
     note = f"{api} -> {new_api}" + (f" ({kind} -> {new_kind})" if new_kind != kind else "")
     out.findings.append(info("upgraded", f"upgraded {note}", ("apiVersion",)))
     out.changes.append(
@@ -215,6 +181,26 @@ def _object(
             check=lambda o: [f for f in _check_upgraded(o, settings, partial) if (f.code, f.path) not in carried],
         )
     )
+
+
+def _input_findings(
+    obj: dict[str, Any], settings: Settings, partial: bool
+) -> tuple[list[Finding], set[tuple[str, Path]]]:
+    """The input's problems (as warnings) and the missing fields an upgrade carries over without blame."""
+    from transform.validate import documents as validation
+
+    carried: set[tuple[str, Path]] = set()
+    found = []
+    for f in validation.validate_document(obj, partial=partial, strict=settings.strict, target=settings.target):
+        if f.severity is Severity.ERROR and f.code == "schema.required":
+            # only apiVersion changes: a missing field was missing before (a kustomize patch?)
+            carried.add((f.code, f.path))
+            f = f.at(
+                message=f"{f.message} (a partial object such as a kustomize patch? list it in a "
+                "kustomization among the inputs to have it judged as one)"
+            )
+        found.append(_input_finding(f, settings))
+    return found, carried
 
 
 def _input_finding(f: Finding, settings: Settings) -> Finding:
@@ -230,7 +216,7 @@ def _check_upgraded(obj: dict[str, Any], settings: Settings, partial: bool) -> l
 
     found = [
         f
-        for f in validation.validate_document(obj, partial=partial, strict=settings.strict)
+        for f in validation.validate_document(obj, partial=partial, strict=settings.strict, target=settings.target)
         if f.severity is Severity.ERROR
     ]
     found = [f.at(message=f"upgraded object would be invalid: {f.message}; fix the input first") for f in found]
@@ -242,8 +228,8 @@ def _check_current(obj: dict[str, Any], settings: Settings, partial: bool) -> li
     from transform.kubevirt import releases
     from transform.validate import documents as validation
 
-    found = validation.validate_document(obj, partial=partial, strict=settings.strict)
-    found += releases.target_findings(obj, settings.target)
+    found = validation.validate_document(obj, partial=partial, strict=settings.strict, target=settings.target)
+    found = validation.with_target(found, releases.target_findings(obj, settings.target))
     sev = Severity.ERROR if settings.strict else Severity.WARNING
     return [f.at(severity=sev) if f.severity is Severity.ERROR else f for f in found]
 
@@ -264,7 +250,7 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
             if data != obj["data"]:
                 out.set(path + ("data",), data)
                 out.findings.extend(f.at(path=("data",) + f.path) for f in found)
-                out.changes.append(Change(path, upgraded=False, check=_check_revision))
+                out.changes.append(Change(path, upgraded=False, check=lambda o: _check_revision(o, settings)))
         return
     if settings.modernize and settings.modernize_revisions and isinstance(up.doc.get("data"), dict):
         from transform.convert import modernize
@@ -275,6 +261,12 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
     out.findings.extend(up.findings)
     out.findings.append(info("upgraded", f"upgraded ControllerRevision ({up.fmt} payload) to v1beta1", ("data",)))
     renames = [(ns, up.old_name, up.new_name)] if up.new_name != up.old_name else []
+    clash = index.collision(ns, up.new_name) if renames else ""
+    if clash:
+        out.findings.append(
+            error("revision.name-collision", f"{clash}: two objects cannot share a name; refused", ("metadata", "name"))
+        )
+        return
     if renames and not index.referenced(up.old_name):
         out.findings.append(
             warning(
@@ -289,17 +281,17 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
             path,
             replace=[path + ("data",)] if up.replace_data else [],
             renames=renames,
-            check=_check_revision,
+            check=lambda o: _check_revision(o, settings),
         )
     )
 
 
-def _check_revision(obj: dict[str, Any]) -> list[Finding]:
+def _check_revision(obj: dict[str, Any], settings: Settings) -> list[Finding]:
     from transform.validate import documents as validation
 
     found = [
         f.at(path=("data",) + f.path)
-        for f in validation.validate_document(obj.get("data") or {})
+        for f in validation.validate_document(obj.get("data") or {}, target=settings.target)
         if f.severity is Severity.ERROR
     ]
     # KubeVirt stores what its webhooks would refuse (they guard objects, not revisions): a faithful
@@ -312,10 +304,10 @@ def _check_revision(obj: dict[str, Any]) -> list[Finding]:
     ]
 
 
-def _kustomization(out: Outcome, path: Path, obj: dict[str, Any]) -> None:
+def _kustomization(out: Outcome, path: Path, obj: dict[str, Any], targets: apis.Targets, *, partial: bool) -> None:
     from transform.convert import kustomize
 
-    result = kustomize.upgrade_kustomization(obj)
+    result = kustomize.upgrade_kustomization(obj, targets, partial=partial)
     if result is None:
         return
     new, found = result

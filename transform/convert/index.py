@@ -38,8 +38,16 @@ class Index:
     refs: dict[str, list[tuple[str, Hints]]] = field(default_factory=dict)  # revision -> [(ns, hints)]
     revisions: dict[str, list[str]] = field(default_factory=dict)  # name -> [ns]
     patch_files: set[str] = field(default_factory=set)  # files a kustomization lists as patches
+    # partial trees: kustomization (display name) -> the absolute paths of its local resources
+    # ("" for a remote one); `inputs`: the absolute paths of every input; see `partial()`
+    kustomization_resources: dict[str, list[str]] = field(default_factory=dict)
+    inputs: list[str] = field(default_factory=list)
+    partial_kustomizations: set[str] = field(default_factory=set)
+    claims: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (ns, new name) -> old names
 
-    def add_document(self, doc: Any, *, rename: bool, base: str = "") -> None:
+    def add_document(self, doc: Any, *, rename: bool, base: str = "", name: str = "", where: str = "") -> None:
+        """Index one document. `name`/`where`: the file's display name and absolute path, when it
+        is a file (kustomization resources are resolved against it)."""
         if not isinstance(doc, dict):
             return
         kind = doc.get("kind")
@@ -61,8 +69,27 @@ class Index:
                 new = revisions.planned_name(doc)
                 if new and new != name:
                     self.renames.setdefault(name, []).append((ns, new))
+                    self.claims.setdefault((ns, new), set()).add(name)
         elif kind == "Kustomization" or (kind is None and doc.get("apiVersion") is None and _is_kustomization(base)):
             self._add_kustomization(doc, base)
+            if name and where:
+                directory = where.replace("\\", "/").rsplit("/", 1)[0]
+                self.kustomization_resources[name] = [
+                    "" if _remote(r) else _norm(directory + "/" + r)
+                    for r in _list(doc.get("resources")) + _list(doc.get("bases"))
+                    if isinstance(r, str)
+                ]
+
+    def resolve_partial(self) -> None:
+        """A kustomization is partial when one of its resources has no input at or under it (a
+        pre-commit run that staged only an overlay): its patch targets must keep matching the
+        resources both before and after they are upgraded."""
+        inputs = [_norm(p) for p in self.inputs]
+        for name, resources in self.kustomization_resources.items():
+            for r in resources:
+                if not r or not any(p == r or p.startswith(r + "/") for p in inputs):
+                    self.partial_kustomizations.add(name)
+                    break
 
     def _add_vm(self, vm: dict[str, Any], ns: str) -> None:
         name = str(_get(vm, ("metadata", "name")) or "")
@@ -77,11 +104,11 @@ class Index:
 
     def _add_kustomization(self, doc: dict[str, Any], base: str) -> None:
         prefix = base.rsplit("/", 1)[0] + "/" if "/" in base else ""
-        for entry in doc.get("patchesStrategicMerge") or []:
+        for entry in _list(doc.get("patchesStrategicMerge")):
             if isinstance(entry, str) and "\n" not in entry:
                 self.patch_files.add(_norm(prefix + entry))
         for key in ("patches", "patchesJson6902"):
-            for entry in doc.get(key) or []:
+            for entry in _list(doc.get(key)):
                 if isinstance(entry, dict) and isinstance(entry.get("path"), str):
                     self.patch_files.add(_norm(prefix + entry["path"]))
 
@@ -91,13 +118,36 @@ class Index:
         return hits[0] if len(hits) == 1 or (hits and all(h == hits[0] for h in hits)) else None
 
     def new_name(self, name: str, ns: str) -> str | None:
-        return self._match(self.renames.get(name, []), ns)
+        new: str | None = self._match(self.renames.get(name, []), ns)
+        return None if new is None or self.collision(ns, new) else new
+
+    def collision(self, ns: str, new: str) -> str:
+        """Why --rename must not give a revision the name `new` (another revision has or gets it), or ""."""
+        olds = self.claims.get((ns, new), set())
+        if len(olds) > 1:
+            return f"revisions {', '.join(sorted(olds))} would all be renamed to {new}"
+        if ns in self.revisions.get(new, []):
+            return f"a revision named {new} is already in the inputs"
+        return ""
+
+    def collisions(self) -> list[str]:
+        return [why for ns, new in sorted(self.claims) if (why := self.collision(ns, new))]
 
     def hints(self, name: str, ns: str) -> Hints:
         return self._match(self.refs.get(name, []), ns) or revisions.Hints()
 
     def referenced(self, name: str) -> bool:
         return name in self.refs
+
+
+def _list(value: Any) -> list[Any]:
+    """A list field of a hand-written file: anything else (`patches: 5`) reads as empty here and is
+    judged by the kustomization's own checks."""
+    return value if isinstance(value, list) else []
+
+
+def _remote(resource: str) -> bool:
+    return "://" in resource or resource.startswith(("github.com/", "git@", "ssh:"))
 
 
 def _is_kustomization(name: str) -> bool:

@@ -17,30 +17,34 @@ text edits. Patches kept in files (`path:`) are ordinary documents and upgraded 
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from typing import Any
 
-from transform.convert import GROUPS, LATEST, upgrade_kind
-from transform.model.findings import Finding, info
+from transform.convert import GROUPS, LATEST, apiversion, upgrade_kind
+from transform.kubevirt import apis
+from transform.model.findings import Finding, error, info, warning
 
 Path = tuple[Any, ...]
 
 NEW_GROUP, _, NEW_VERSION = LATEST.partition("/")
 FLAVOR_GROUP = "flavor.kubevirt.io"
-FLAVOR_KINDS = {
-    "VirtualMachineFlavor": "VirtualMachineInstancetype",
-    "VirtualMachineClusterFlavor": "VirtualMachineClusterInstancetype",
-}
+FLAVOR_KINDS = apis.FLAVOR_KINDS
 # Kinds a target may name without a group (kustomize then matches any group).
-OUR_KINDS = frozenset(
-    {
-        "VirtualMachineInstancetype",
-        "VirtualMachineClusterInstancetype",
-        "VirtualMachinePreference",
-        "VirtualMachineClusterPreference",
-        *FLAVOR_KINDS,
-    }
-)
+OUR_KINDS = frozenset({*apis.INSTANCETYPE_KINDS, *FLAVOR_KINDS})
+
+
+def _kind_groups() -> dict[str, str]:
+    """Kinds of the other table groups that belong to exactly one group (a group-less target)."""
+    seen: dict[str, set[str]] = {}
+    for row in apis.TABLE:
+        if not row.legacy and row.group not in GROUPS:
+            for kind in row.kinds:
+                seen.setdefault(kind, set()).add(row.group)
+    return {k: next(iter(g)) for k, g in seen.items() if len(g) == 1}
+
+
+KIND_GROUPS = _kind_groups()
 
 # An old apiVersion inside a string, not followed by more of a version (`v1alpha10`).
 _OLD_API = re.compile(r"\b(?:instancetype\.kubevirt\.io/v1alpha[12]|flavor\.kubevirt\.io/v1alpha1)(?![\w.-])")
@@ -55,14 +59,29 @@ def is_kustomization_file(name: str) -> bool:
     return name.replace("\\", "/").rsplit("/", 1)[-1] in KUSTOMIZATION_FILES
 
 
-def upgrade_kustomization(obj: dict[str, Any]) -> tuple[dict[str, Any], list[Finding]] | None:
+def upgrade_kustomization(
+    obj: dict[str, Any], targets: apis.Targets | None = None, *, partial: bool = False
+) -> tuple[dict[str, Any], list[Finding]] | None:
     """The kustomization with its instancetype patch targets and inline patches upgraded.
 
     None when nothing names an old version. Every change is reported as an info finding
-    located at the changed field.
+    located at the changed field. `partial`: some resource of the kustomization is not among the
+    inputs (and may stay at the old version for now), so a target must match both versions: its
+    `version` is dropped (kustomize then matches any version of the group and kind) rather than
+    upgraded; a target that would change group or kind (flavor) is left as it is, with a warning.
     """
+    targets = targets or apis.Targets(apis.LATEST_KUBEVIRT)
     new = copy.deepcopy(obj)
-    findings: list[Finding] = []
+    findings: list[Finding] = [
+        error(
+            "kustomize.not-a-list",
+            f"{key} is a {type(obj[key]).__name__}, not a list: kustomize refuses this kustomization; "
+            "write a list of patches",
+            (key,),
+        )
+        for key in ("patches", "patchesJson6902", "patchesStrategicMerge")
+        if obj.get(key) is not None and not isinstance(obj[key], list)
+    ]
     for key in ("patches", "patchesJson6902"):
         entries = new.get(key)
         if not isinstance(entries, list):
@@ -71,26 +90,30 @@ def upgrade_kustomization(obj: dict[str, Any]) -> tuple[dict[str, Any], list[Fin
             if not isinstance(entry, dict):
                 continue
             if isinstance(entry.get("target"), dict):
-                findings += _target(entry["target"], (key, i, "target"))
+                findings += _target(entry["target"], (key, i, "target"), targets, partial)
             if isinstance(entry.get("patch"), str):
-                text, found = _inline(entry["patch"], (key, i, "patch"))
+                text, found = _inline(entry["patch"], (key, i, "patch"), targets)
                 entry["patch"] = text
                 findings += found
     entries = new.get("patchesStrategicMerge")
     if isinstance(entries, list):
         for i, entry in enumerate(entries):
             if isinstance(entry, str) and "\n" in entry:  # inline YAML, not a file name
-                entries[i], found = _inline(entry, ("patchesStrategicMerge", i))
+                entries[i], found = _inline(entry, ("patchesStrategicMerge", i), targets)
                 findings += found
     if not findings:
         return None
     return new, findings
 
 
-def _target(target: dict[str, Any], path: Path) -> list[Finding]:
+def _target(target: dict[str, Any], path: Path, targets: apis.Targets, partial: bool = False) -> list[Finding]:
     group, version, kind = target.get("group"), target.get("version"), target.get("kind")
     if not isinstance(version, str):
         return []
+    if group is None and isinstance(kind, str) and kind in KIND_GROUPS:
+        return _other_target(target, KIND_GROUPS[kind], version, kind, path, targets, partial)
+    if isinstance(group, str) and group in apis.GROUPS and group not in GROUPS:
+        return _other_target(target, group, version, kind, path, targets, partial)
     if group is None and isinstance(kind, str) and kind in OUR_KINDS:
         group = FLAVOR_GROUP if kind in FLAVOR_KINDS else NEW_GROUP
         explicit = False
@@ -103,6 +126,18 @@ def _target(target: dict[str, Any], path: Path) -> list[Finding]:
         return []  # already v1beta1, or a version this tool does not know (not ours to guess)
     found: list[Finding] = []
     new_group, _, new_version = up[0].partition("/")
+    if partial:
+        if new_group != group or (isinstance(kind, str) and up[1] != kind):
+            return [
+                warning(
+                    "kustomize.partial-tree",
+                    f"patch target {group}/{version} {kind} left as it is: the resources of this kustomization "
+                    "are not all among the inputs, and no target matches both the old and the upgraded "
+                    "resource; upgrade the whole tree at once",
+                    path,
+                )
+            ]
+        return _match_any_version(target, version, new_version, path)
     if explicit and group != new_group:
         target["group"] = new_group
         found.append(info("kustomize.target", f"patch target group {group} -> {new_group}", path + ("group",)))
@@ -121,14 +156,76 @@ def _target(target: dict[str, Any], path: Path) -> list[Finding]:
     return found
 
 
-def _inline(text: str, path: Path) -> tuple[str, list[Finding]]:
-    """`text` with old instancetype apiVersions replaced; every other character kept."""
+def _match_any_version(target: dict[str, Any], version: str, new_version: str, path: Path) -> list[Finding]:
+    del target["version"]
+    return [
+        info(
+            "kustomize.target",
+            f"patch target version {version} removed (it now matches {version} and {new_version}): the "
+            "resources of this kustomization are not all among the inputs, so they may still be "
+            f"{version}; run on the whole tree to pin {new_version}",
+            path + ("version",),
+        )
+    ]
+
+
+def _other_target(
+    target: dict[str, Any],
+    group: str,
+    version: str,
+    kind: Any,
+    path: Path,
+    targets: apis.Targets,
+    partial: bool = False,
+) -> list[Finding]:
+    new, d = apiversion.reference_rule(f"{group}/{version}", kind if isinstance(kind, str) else "", targets)
+    if new is None or d is None:
+        return []
+    new_version = apis.split(new)[1]
+    if partial and apis.split(new)[0] == group:
+        return _match_any_version(target, version, new_version, path)
+    target["version"] = new_version
+    return [
+        info(
+            f"{d.api.family}.kustomize-target",
+            f"patch target version {version} -> {new_version}: the upgraded resources are {new} and an old "
+            "target would match nothing",
+            path + ("version",),
+        )
+    ]
+
+
+@functools.cache
+def _other_apis(targets: apis.Targets) -> tuple[re.Pattern[str] | None, dict[str, str]]:
+    """A pattern of the other groups' old apiVersions that have a new one on `targets`, and the map."""
+    new: dict[str, str] = {}
+    for row in apis.TABLE:
+        if row.group in GROUPS or row.legacy:
+            continue
+        to, _d = apiversion.reference_rule(row.api_version, row.kinds[0] if row.kinds else "", targets)
+        if to is not None:
+            new.setdefault(row.api_version, to)
+    if not new:
+        return None, new
+    alternatives = "|".join(re.escape(a) for a in sorted(new, key=len, reverse=True))
+    return re.compile(rf"(?<![\w.-])(?:{alternatives})(?![\w.-])"), new
+
+
+def _inline(text: str, path: Path, targets: apis.Targets) -> tuple[str, list[Finding]]:
+    """`text` with old apiVersions replaced; every other character kept."""
+    pattern, table = _other_apis(targets)
+    found: list[Finding] = []
+    if pattern is not None and pattern.search(text):
+        olds = sorted(set(pattern.findall(text)))
+        text = pattern.sub(lambda m: table[m.group()], text)
+        note = ", ".join(f"{o} -> {table[o]}" for o in olds)
+        found.append(info(f"{apis.find(olds[0]).family}.kustomize-inline-patch", f"inline patch: {note}", path))  # type: ignore[union-attr]
     olds = sorted(set(_OLD_API.findall(text)))
     if not olds:
-        return text, []
+        return text, found
     flavor = any(o.startswith(FLAVOR_GROUP) for o in olds)
     new = _OLD_API.sub(LATEST, text)
     if flavor:
         new = _FLAVOR_KIND.sub(lambda m: f"VirtualMachine{m.group(1) or ''}Instancetype", new)
     note = f"inline patch: {', '.join(olds)} -> {LATEST}" + (" (flavor kinds renamed)" if flavor else "")
-    return new, [info("kustomize.inline-patch", note, path)]
+    return new, [*found, info("kustomize.inline-patch", note, path)]

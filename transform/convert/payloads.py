@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from transform import convert
-from transform.kubevirt import fields
-from transform.model.findings import Finding, info, warning
-from transform.model.plain import as_map
+from transform.kubevirt import fields, gojson
+from transform.model.findings import Finding, format_path, info, warning
+from transform.model.plain import PayloadError, as_map, loads_json
 
 LABEL = "instancetype.kubevirt.io/"
 NAMESPACED_KIND = {"instancetype": "VirtualMachineInstancetype", "preference": "VirtualMachinePreference"}
@@ -70,8 +70,52 @@ def is_ours(doc: dict[str, Any]) -> bool:
     return bool(o and str(o.get("apiVersion", "")).split("/")[0] in ("kubevirt.io", "snapshot.kubevirt.io"))
 
 
-def _strict_spec(spec: dict[str, Any], family: str) -> bool:
-    return not fields.unknown_fields(spec, family, "v1alpha1")
+def _go_findings(result: gojson.Reencoded, base: tuple[Any, ...], version: str) -> list[Finding]:
+    """What KubeVirt's Go decoding did silently: unknown fields dropped, missing fields written as zero."""
+    out = []
+    for p in result.unknown:
+        if p == ("status",):
+            message = (
+                f"status dropped: the {version} Go type has only TypeMeta, ObjectMeta and Spec, and KubeVirt's "
+                "decoder drops the rest (an instancetype or preference has no status; nothing is lost)"
+            )
+        else:
+            message = (
+                f"field not in {version} dropped, as KubeVirt's decoder drops it; keep it by moving the object "
+                "to v1beta1 at the source"
+            )
+        out.append(warning("revision.dropped-field", message, (*base, *p)))
+    for p in result.filled:
+        out.append(warning("revision.zero-value", _zero_meaning(p, result), (*base, *p)))
+    return out
+
+
+_MEANING = {
+    ("spec",): "the payload has no spec: KubeVirt decodes an empty one",
+    ("spec", "cpu"): "a VM using this revision gets no vCPU count from its instancetype (guest: 0)",
+    ("spec", "cpu", "guest"): "a VM using this revision gets no vCPU count from its instancetype (guest: 0)",
+    ("spec", "memory"): 'a VM using this revision gets no memory from its instancetype (guest: "0") and cannot start',
+    ("spec", "memory", "guest"): 'a VM using this revision gets no memory from its instancetype (guest: "0") '
+    "and cannot start",
+}
+
+
+def _zero_meaning(path: tuple[Any, ...], result: gojson.Reencoded) -> str:
+    key = path if path[:1] == ("spec",) else ("spec", *path)
+    what = _MEANING.get(key, "KubeVirt's decoder leaves it at its Go zero value")
+    return (
+        f"missing in the payload; written as KubeVirt writes it ({result.zero_text(path)}): {what}; "
+        "check the revision's source object"
+    )
+
+
+def _is_wrapper(data: dict[str, Any]) -> bool:
+    """The v1alpha1 SpecRevision shape: {apiVersion: string (or null), spec: base64 string}, nothing else."""
+    return (
+        isinstance(data.get("spec"), str)
+        and set(data) <= {"apiVersion", "spec"}
+        and isinstance(data.get("apiVersion"), (str, type(None)))
+    )
 
 
 def decode(data: Any) -> Decoded:
@@ -89,7 +133,7 @@ def decode(data: Any) -> Decoded:
             "data is empty or not an object; KubeVirt fails with \"Object 'Kind' is missing\": "
             "restore the revision from its source, or delete it and clear the VM's revisionName",
         )
-    if "spec" in data and set(data) <= {"apiVersion", "spec"} and isinstance(data["spec"], str):
+    if _is_wrapper(data):
         return _decode_wrapper(data)
     api_version, kind = data.get("apiVersion"), data.get("kind")
     if not kind:
@@ -138,11 +182,32 @@ def decode(data: Any) -> Decoded:
     )
 
 
+def _no_duplicate_keys(raw: bytes) -> None:
+    """Refuse duplicate keys, as sigs.k8s.io/json's strict decoding does (`raw` is known to parse)."""
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in items:
+            if key in out:
+                raise ValueError(f'duplicate field "{key}"')
+            out[key] = value
+        return out
+
+    json.loads(raw, object_pairs_hook=pairs)
+
+
 def _decode_wrapper(data: dict[str, Any]) -> Decoded:
     raw = data["spec"]
     try:
         payload = base64.b64decode(re.sub(r"[\r\n]", "", raw), validate=True)
-        spec = json.loads(payload)
+        spec = loads_json(payload)
+        _no_duplicate_keys(payload)
+    except PayloadError as exc:
+        raise RevisionError(
+            "revision.payload-limit",
+            f"data.spec decodes to JSON the tool refuses: {exc}; KubeVirt cannot store such an object either",
+            ("data", "spec"),
+        ) from None
     except (binascii.Error, ValueError):
         raise RevisionError(
             "revision.bad-wrapper",
@@ -150,32 +215,45 @@ def _decode_wrapper(data: dict[str, Any]) -> Decoded:
             "\"Object 'Kind' is missing\"); restore the revision from its source",
             ("data", "spec"),
         ) from None
+    if spec is None:
+        spec = {}  # JSON null into a struct: nothing set
     if not isinstance(spec, dict):
         raise RevisionError("revision.bad-wrapper", "data.spec does not decode to a JSON object", ("data", "spec"))
+    reasons: list[str] = []
     for family in ("preference", "instancetype"):
-        if _strict_spec(spec, family):
-            return Decoded("F1", family, NAMESPACED_KIND[family], {"spec": spec})
+        try:
+            result = gojson.reencode(spec, _spec_type("v1alpha1", NAMESPACED_KIND[family]), strict=True)
+        except gojson.GoJSONError as exc:
+            reasons.append(f"as a v1alpha1 {family} spec, {format_path(exc.path)}: {exc.message}")
+            continue
+        found = _go_findings(result, ("data", "spec"), "v1alpha1")
+        return Decoded("F1", family, NAMESPACED_KIND[family], {"spec": result.value}, found)
     raise RevisionError(
         "revision.bad-wrapper",
-        "the wrapper's spec has fields that neither a v1alpha1 instancetype nor a preference has: "
-        f"{', '.join(sorted(map(str, spec)))} (KubeVirt decodes it strictly and fails with "
-        "\"Object 'Kind' is missing\")",
+        "the wrapper's spec decodes strictly as neither a v1alpha1 preference nor an instancetype ("
+        + "; ".join(reasons)
+        + "); KubeVirt fails with \"Object 'Kind' is missing\": restore the revision from its source",
         ("data", "spec"),
     )
 
 
+def _spec_type(version: str, kind: str) -> str:
+    name = gojson.spec_type(version, kind)
+    assert name is not None, (version, kind)
+    return name
+
+
 def _decode_object(data: dict[str, Any], family: str, version: str, kind: str) -> Decoded:
-    spec = data.get("spec")
-    if not isinstance(spec, dict):
-        raise RevisionError("revision.no-spec", f"payload {kind} has no spec object", ("data", "spec"))
-    pruned, dropped = fields.prune_unknown(spec, family, version)
-    findings = [
-        warning(
-            "revision.dropped-field",
-            f"field not in {version} dropped, as KubeVirt's decoder drops it; keep it by moving the object to "
-            "v1beta1 at the source",
-            ("data", "spec", *p),
-        )
-        for p in dropped
-    ]
-    return Decoded(version, family, kind, {**data, "spec": pruned}, findings)
+    """runtime.Decode into the payload version's Go type (lenient: unknown fields are dropped)."""
+    type_name = gojson.object_type(version, kind)
+    assert type_name is not None, (version, kind)
+    try:
+        result = gojson.reencode(data, type_name)
+    except gojson.GoJSONError as exc:
+        raise RevisionError(
+            "revision.undecodable",
+            f"{exc.message}: KubeVirt's decoder refuses this payload ({exc.go}); correct the value, or restore "
+            "the revision from its source",
+            ("data", *exc.path),
+        ) from None
+    return Decoded(version, family, kind, result.value, _go_findings(result, ("data",), version))

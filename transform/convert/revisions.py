@@ -15,11 +15,10 @@ from typing import Any
 
 from transform import convert
 from transform.convert.payloads import LABEL, NAMESPACED_KIND, Decoded, RevisionError, decode, owner
-from transform.kubevirt import fields
-from transform.kubevirt.quantity import QuantityError, canonical
+from transform.kubevirt import fields, gojson
+from transform.kubevirt.names import name_problem
 from transform.model.findings import Finding, info, warning
 from transform.model.plain import as_map
-from transform.model.plain import get as _get
 
 LABELS = ("object-generation", "object-kind", "object-name", "object-uid", "object-version")
 VERSION_LABEL = LABEL + "object-version"
@@ -36,33 +35,6 @@ STRIPPED_META = ("labels", "annotations", "finalizers", "ownerReferences", "mana
 SERVER_SET = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "selfLink")
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 _OLD_NAME = re.compile(rf"^(?P<obj>.+?)-(?:v1alpha1-|v1alpha2-|v1beta1-)?(?P<uid>{_UUID})-(?P<gen>\d+)$")
-# Go marshals these non-pointer `omitempty` fields only when non-zero.
-_OMITEMPTY: dict[str, list[tuple[str, ...]]] = {
-    "instancetype": [("schedulerName",), ("memory", "overcommitPercent")],
-    "preference": [
-        ("preferSpreadSocketToCoreRatio",),
-        ("machine", "preferredMachineType"),
-        ("volumes", "preferredStorageClassName"),
-        *[
-            ("devices", k)
-            for k in (
-                "preferredSoundModel",
-                "preferredInterfaceModel",
-                "preferredInputBus",
-                "preferredInputType",
-                "preferredDiskBus",
-                "preferredLunBus",
-                "preferredCdromBus",
-                "preferredDiskCache",
-                "preferredDiskIO",
-            )
-        ],
-    ],
-}
-_QUANTITIES: dict[str, list[tuple[str, ...]]] = {
-    "instancetype": [("memory", "guest"), ("memory", "maxGuest")],
-    "preference": [("requirements", "memory", "guest")],
-}
 
 
 @dataclass
@@ -95,24 +67,14 @@ def identity_from_name(name: str, vm_name: str | None) -> Identity | None:
     return Identity(m.group("obj"), m.group("uid"), int(m.group("gen")))
 
 
-def _go_encode(spec: dict[str, Any], family: str) -> dict[str, Any]:
-    """What json.Marshal of the v1beta1 Go struct writes: no nulls, no zero omitempty values,
-    canonical quantities."""
-    spec = _drop_nulls(spec)
-    for path in _OMITEMPTY[family]:
-        parent = _get(spec, path[:-1])
-        if isinstance(parent, dict) and parent.get(path[-1]) in ("", 0) and parent.get(path[-1]) is not False:
-            del parent[path[-1]]
-    for path in _QUANTITIES[family]:
-        parent = _get(spec, path[:-1])
-        if isinstance(parent, dict) and path[-1] in parent and not isinstance(parent[path[-1]], bool):
-            try:
-                parent[path[-1]] = canonical(parent[path[-1]])
-            except QuantityError as exc:
-                raise RevisionError(
-                    "revision.bad-quantity", f"invalid quantity: {exc}", ("data", "spec", *path)
-                ) from None
-    return spec
+def _go_encode(payload: dict[str, Any]) -> dict[str, Any]:
+    """What json.Marshal of the v1beta1 Go object writes (the payload's values were checked when decoded)."""
+    type_name = gojson.object_type(LATEST_VERSION, str(payload["kind"]))
+    assert type_name is not None, payload["kind"]
+    try:
+        return dict(gojson.reencode(payload, type_name).value)
+    except gojson.GoJSONError as exc:  # pragma: no cover - a conversion rule produced a value Go cannot hold
+        raise RevisionError("revision.undecodable", exc.message, ("data", *exc.path)) from None
 
 
 def _sorted(value: Any) -> Any:
@@ -120,14 +82,6 @@ def _sorted(value: Any) -> Any:
         return {k: _sorted(value[k]) for k in sorted(value)}
     if isinstance(value, list):
         return [_sorted(v) for v in value]
-    return value
-
-
-def _drop_nulls(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _drop_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_drop_nulls(v) for v in value]
     return value
 
 
@@ -146,9 +100,12 @@ def upgrade_revision(doc: dict[str, Any], *, rename: bool = False, hints: Hints 
     meta = as_map(doc.get("metadata"))
     labels = as_map(meta.get("labels"))
     data = doc.get("data")
+    labelled_latest = labels.get(VERSION_LABEL) == LATEST_VERSION
+    if labelled_latest and isinstance(data, dict) and data.get("apiVersion") == convert.LATEST:
+        return None  # KubeVirt never reads it again: nothing to decode, nothing to check
     decoded = decode(data)
     findings = list(decoded.findings)
-    if labels.get(VERSION_LABEL) == LATEST_VERSION:
+    if labelled_latest:
         if decoded.fmt == LATEST_VERSION:
             return None
         findings.append(
@@ -176,16 +133,14 @@ def upgrade_revision(doc: dict[str, Any], *, rename: bool = False, hints: Hints 
             obj_meta["uid"] = ident.uid
         spec = convert.convert_spec(decoded.obj["spec"], family, "instancetype.kubevirt.io/v1alpha1")
         # a new payload is written the way `kubectl get -o yaml` prints one: keys sorted
-        payload = _sorted(
-            {"apiVersion": convert.LATEST, "kind": kind, "metadata": obj_meta, "spec": _go_encode(spec, family)}
-        )
+        payload = _sorted(_go_encode({"apiVersion": convert.LATEST, "kind": kind, "metadata": obj_meta, "spec": spec}))
     else:
         src = decoded.obj
         kind = decoded.kind
         api = src["apiVersion"]
         spec = convert.convert_spec(src["spec"], family, api)
         payload = copy.deepcopy(src)
-        payload["apiVersion"], payload["spec"] = convert.LATEST, _go_encode(spec, family)
+        payload["apiVersion"], payload["spec"] = convert.LATEST, spec
         pmeta = as_map(payload.get("metadata"))
         for key in STRIPPED_META:
             if key in pmeta:
@@ -197,16 +152,10 @@ def upgrade_revision(doc: dict[str, Any], *, rename: bool = False, hints: Hints 
                     )
                 )
                 del pmeta[key]
-        pmeta.setdefault("creationTimestamp", None)
         payload["metadata"] = pmeta
-        generation = pmeta.get("generation") or 0
-        if isinstance(generation, bool) or not isinstance(generation, int):
-            raise RevisionError(
-                "revision.bad-metadata",
-                f"data.metadata.generation is {generation!r}, not an integer (KubeVirt cannot decode the object)",
-                ("data", "metadata", "generation"),
-            )
-        ident = Identity(str(pmeta.get("name") or ""), str(pmeta.get("uid") or ""), generation, kind)
+        payload = _go_encode(payload)
+        pmeta = payload["metadata"]
+        ident = Identity(str(pmeta.get("name") or ""), str(pmeta.get("uid") or ""), pmeta.get("generation") or 0, kind)
     new = copy.deepcopy(doc)
     new["data"] = payload
     if not isinstance(new.get("metadata"), dict):
@@ -261,6 +210,12 @@ def _recover(
         except (TypeError, ValueError):
             gen = 0
         ident = Identity(str(labels[LABEL + "object-name"]), str(labels.get(LABEL + "object-uid") or ""), gen)
+    if ident is not None and name_problem(ident.name):
+        raise RevisionError(
+            "revision.bad-name",
+            f"the object name recovered for the payload is not usable: {name_problem(ident.name)}",
+            ("metadata", "name"),
+        )
     if ident is None:
         findings.append(
             warning(
@@ -298,7 +253,36 @@ def _rename(
         findings.append((info if own else warning)("revision.name-kept", f"name kept: {why}", ("metadata", "name")))
         return name
     new_name = f"{own['name']}-{ident.name}-{LATEST_VERSION}-{ident.uid}-{ident.generation}"
+    problem = name_problem(new_name)
+    if problem:
+        raise RevisionError(
+            "revision.bad-name",
+            f"--rename would name this revision after its owner {str(own['name'])!r} and object "
+            f"{ident.name!r}, but {problem}: refused (fix the owner reference or leave out --rename)",
+            ("metadata", "name"),
+        )
     meta["name"] = new_name
+    # metav1.NewControllerRef(vm, kubevirt.io/v1 VirtualMachine): the new revision's only owner
+    ref = {
+        "apiVersion": "kubevirt.io/v1",
+        "blockOwnerDeletion": True,
+        "controller": True,
+        "kind": "VirtualMachine",
+        "name": own["name"],
+        "uid": str(own.get("uid") or ""),
+    }
+    old_refs = meta.get("ownerReferences")
+    if old_refs != [ref]:
+        meta["ownerReferences"] = [ref]
+        count = len(old_refs) if isinstance(old_refs, list) else 0
+        findings.append(
+            info(
+                "revision.owner-replaced",
+                f"ownerReferences ({count} entr{'y' if count == 1 else 'ies'}) replaced by KubeVirt's controller "
+                f"reference to VirtualMachine {own['name']}, the only owner KubeVirt gives a new revision",
+                ("metadata", "ownerReferences"),
+            )
+        )
     for key in SERVER_SET:
         meta.pop(key, None)
     new["revision"] = 0

@@ -11,18 +11,27 @@ one that is there) with the same minimal-edit planner. Pure: bytes in, bytes and
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from transform.model.findings import Finding, Severity, error, warning
+from transform.model.findings import Finding, Severity, error, info, warning
 from transform.model.plain import as_map
 from transform.model.settings import Settings
+from transform.report.formats import krm_results
 from transform.yamltext import textio
 
 PATH_KEYS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
 INDEX_KEYS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
 RESERVED_PREFIXES = ("internal.config.kubernetes.io/", "config.kubernetes.io/", "config.k8s.io/")
-OPTION_KEYS = ("rename", "strict", "target-kubevirt")
+BOOL_OPTIONS = {
+    "rename": "rename",
+    "strict": "strict",
+    "modernize": "modernize",
+    "modernize-revisions": "modernize_revisions",
+    "drop-server-fields": "drop_server_fields",
+}
+OPTION_KEYS = (*BOOL_OPTIONS, "target-kubevirt", "target-cdi")
 NAME = "<ResourceList>"
 
 
@@ -72,29 +81,34 @@ def options(function_config: Any, base: Settings) -> tuple[Settings, list[Findin
     values: dict[str, Any] = {}
     for key, value in conf.items():
         path = ("functionConfig", where, key)
-        if key in ("rename", "strict"):
+        if key in BOOL_OPTIONS:
             b = _bool(value)
             if b is None:
                 found.append(error("krm.config", f'{key}: expected "true" or "false", got {value!r}', path))
             else:
-                values[key] = b
+                values[BOOL_OPTIONS[key]] = b
         elif key == "target-kubevirt":
             from transform.kubevirt import releases
 
             try:
-                values["target"] = releases.parse_release(str(value))
+                values["target"], note = releases.parse_target(str(value))
+            except ValueError as exc:
+                found.append(error("krm.config", f"{key}: {exc}", path))
+            else:
+                if note:
+                    found.append(info("krm.config", note, path))
+        elif key == "target-cdi":
+            from transform.kubevirt import apis
+
+            try:
+                values["target_cdi"] = apis.parse_cdi(str(value))
             except ValueError as exc:
                 found.append(error("krm.config", f"{key}: {exc}", path))
         else:
             found.append(
                 warning("krm.config", f"unknown option {key!r} ignored (known: {', '.join(OPTION_KEYS)})", path)
             )
-    return Settings(
-        rename=values.get("rename", base.rename),
-        strict=values.get("strict", base.strict),
-        target=values.get("target", base.target),
-        max_document_bytes=base.max_document_bytes,
-    ), found
+    return replace(base, **values), found
 
 
 # --- the ResourceList -----------------------------------------------------------------------
@@ -120,9 +134,7 @@ def _document(source: textio.Source) -> tuple[textio.Chunk, Any]:
 
 
 def _content(body: str) -> bool:
-    return any(
-        s and not s.startswith(("#", "%")) and s not in ("---", "...") for s in (ln.strip() for ln in body.splitlines())
-    )
+    return textio.has_content(body)
 
 
 def _items(value: dict[str, Any]) -> list[Any]:
@@ -184,43 +196,46 @@ def relocate(f: Finding, items: list[Any]) -> Finding:
 # --- results -----------------------------------------------------------------------------------
 
 
-def _field_path(path: tuple[Any, ...]) -> str:
-    """`("spec", "gpus", 0, "name")` -> `spec.gpus.0.name` (the functions spec's spelling)."""
-    return ".".join(str(p) for p in path)
+# kyaml (kpt, kustomize's KRM runner) copies comments from each input item to the output item
+# with the same id, walking both trees together: a scalar that became a mapping (a v1alpha1 base64
+# wrapper becoming the v1beta1 object) fails with "wrong node kind: expected ScalarNode but got
+# MappingNode" and nothing is written. Without its id the item is taken as a new resource, written
+# at its path/index annotations as is (we keep its comments ourselves).
+ID_KEYS = (
+    "config.k8s.io/id",
+    "internal.config.kubernetes.io/id",
+    "internal.config.kubernetes.io/annotations-migration-resource-id",
+)
 
 
-def result_of(f: Finding) -> dict[str, Any]:
-    """One KRM result (message, severity, resourceRef, field.path, file.path/index, tags)."""
-    r: dict[str, Any] = {"message": f.message, "severity": f.severity.value}
-    res = f.extra
-    ref = {
-        k: res.get(src)
-        for k, src in (("apiVersion", "api_version"), ("kind", "kind"), ("name", "name"), ("namespace", "namespace"))
-        if res.get(src)
-    }
-    if ref:
-        r["resourceRef"] = ref
-    if f.path:
-        r["field"] = {"path": _field_path(f.path)}
-    if f.file:
-        r["file"] = {"path": f.file, "index": f.doc or 0}
-    r["tags"] = {"code": f.code}
-    return r
+def reshaped(before: Any, after: Any) -> bool:
+    """Whether a scalar or a list became a mapping (or back) anywhere between two values."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        return any(reshaped(before[k], after[k]) for k in before.keys() & after.keys())
+    if isinstance(before, list) and isinstance(after, list):
+        return any(reshaped(a, b) for a, b in zip(before, after, strict=False))
+    kinds = (dict, list)
+    return (
+        any(isinstance(before, k) != isinstance(after, k) for k in kinds) and before is not None and after is not None
+    )
 
 
-def krm_results(findings: list[Finding]) -> list[dict[str, Any]]:
-    """report.krm_results when the report module has it, else the same shape built here."""
-    try:
-        from transform.report import formats as report
+def _without_ids(item: Any) -> Any:
+    ann = _annotations(item)
+    if not any(k in ann for k in ID_KEYS):
+        return item
+    item = dict(item)
+    meta = dict(item["metadata"])
+    meta["annotations"] = {k: v for k, v in ann.items() if k not in ID_KEYS}
+    item["metadata"] = meta
+    return item
 
-        build = report.krm_results
-    except (ImportError, AttributeError):
-        return [result_of(f) for f in findings]
-    return list(build(findings))
 
-
-def _with_results(source: textio.Source, text: str, results: list[dict[str, Any]]) -> str:
-    """`text` with the top-level `results` set to `results` (removed when empty), as minimal edits."""
+def _with_results(
+    source: textio.Source, text: str, results: list[dict[str, Any]], drop_ids: AbstractSet[int] = frozenset()
+) -> str:
+    """`text` with the top-level `results` set to `results` (removed when empty), and the id
+    annotations of the items `drop_ids` removed, as minimal edits."""
     from transform.yamltext import edits, emit
     from transform.yamltext import nodes as yamlnodes
 
@@ -233,6 +248,8 @@ def _with_results(source: textio.Source, text: str, results: list[dict[str, Any]
     new.pop("results", None)
     if results:
         new["results"] = results
+    if drop_ids:
+        new["items"] = [_without_ids(it) if i in drop_ids else it for i, it in enumerate(_items(new))]
     if edits.same(new, doc.value):
         return text
     style = emit.detect_style(body, doc.root, source.newline)
@@ -262,13 +279,9 @@ def process(data: bytes, base: Settings | None = None) -> Outcome:
     settings, found = options(doc.value.get("functionConfig"), base)
     text = source.text
     upgraded = 0
+    drop_ids: set[int] = set()
     if not any(f.severity is Severity.ERROR for f in found):
-        settings = Settings(
-            rename=settings.rename,
-            strict=settings.strict,
-            target=settings.target,
-            max_document_bytes=max(settings.max_document_bytes, len(data)),
-        )
+        settings = replace(settings, max_document_bytes=max(settings.max_document_bytes, len(data)))
         index = build_index([Item(NAME, data)], settings)
         result = engine.upgrade_file(NAME, data, settings, index)
         items_after = items_before
@@ -287,12 +300,13 @@ def process(data: bytes, base: Settings | None = None) -> Outcome:
                 )
             else:
                 text, upgraded = result.new_text, result.upgraded
+                drop_ids = {i for i, (a, b) in enumerate(zip(items_before, items_after, strict=True)) if reshaped(a, b)}
         found += [relocate(f, items_after) for f in result.findings]
     if settings.strict:
         found = [f.at(severity=Severity.ERROR) if f.severity is Severity.WARNING else f for f in found]
     outcome = Outcome(b"", found, upgraded=upgraded)
-    outcome.results = krm_results(found)
-    outcome.data = source.encode(_with_results(source, text, outcome.results))
+    outcome.results = krm_results(found)  # the report layer builds every KRM result
+    outcome.data = source.encode(_with_results(source, text, outcome.results, drop_ids))
     return outcome
 
 

@@ -1,8 +1,9 @@
 """Inputs of `scan`: files and directories (transform.pipeline.sources) and Velero `.tar.gz` backups.
 
 Everything is yielded as (display name, bytes), so the scan core never touches files. Tarball
-members are read in memory (never extracted). Velero writes the preferred version of each
-resource twice (`resources/<res>/{namespaces/<ns>|cluster}/...` and again under
+members are streamed by transform.integrations.tarstream, the reader `backup` uses (same checks,
+same limits; never extracted). Velero writes the preferred version of each resource twice
+(`resources/<res>/{namespaces/<ns>|cluster}/...` and again under
 `resources/<res>/<version>-preferredversion/...`; other versions under `<version>/` with
 EnableAPIGroupVersions): a versioned copy is skipped when the classic copy is in the tarball,
 so every resource is counted once.
@@ -11,13 +12,26 @@ so every resource is counted once.
 from __future__ import annotations
 
 import tarfile
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
-from transform.model.findings import Finding, error
+from transform.integrations.tarstream import (
+    BackupError,
+    finish,
+    members,
+    open_archive,
+    quote,
+    read_member,
+    refusal,
+    unsafe,
+)
+from transform.model.findings import Finding, error, warning
+from transform.model.limits import file_limit
+from transform.model.settings import Settings
 
 TAR_SUFFIXES = (".tar.gz", ".tgz", ".tar")
-MAX_MEMBER_BYTES = 64 * 1024 * 1024
+_READ_ERRORS = (tarfile.TarError, EOFError, zlib.error, OSError)
 
 
 def is_tarball(path: str) -> bool:
@@ -35,61 +49,103 @@ def _velero_classic(name: str) -> str | None:
     return "/".join(parts[: i + 2] + parts[i + 3 :])
 
 
-def iter_tarball(path: str, errors: list[Finding]) -> Iterator[tuple[str, bytes]]:
+def iter_tarball(path: str, errors: list[Finding], settings: Settings | None = None) -> Iterator[tuple[str, bytes]]:
+    """The members of a tarball, read with the checked streaming reader of `backup` (same accepted
+    archives, same limits): a first pass checks every entry and learns the names, the second reads."""
+    settings = settings or Settings()
     try:
-        with tarfile.open(path, "r:*") as tar:
-            members = [m for m in tar.getmembers() if m.isfile()]
-            names = {m.name.removeprefix("./") for m in members}
-            preferred = {
-                c
-                for m in members
-                if "-preferredversion/" in m.name and (c := _velero_classic(m.name.removeprefix("./")))
-            }
-            for m in members:
+        names, preferred = _check(path, settings)
+        with open_archive(path, settings.max_archive_bytes) as (tf, reader, _src):
+            for m in members(tf):
+                if not m.isfile():
+                    continue
                 rel = m.name.removeprefix("./")
                 classic = _velero_classic(rel)
                 if classic is not None and (
                     classic in names or (classic in preferred and "-preferredversion/" not in rel)
                 ):
                     continue  # the same resource, already read from its classic / preferred copy
-                if m.size > MAX_MEMBER_BYTES:
+                if m.size > settings.max_document_bytes:
                     errors.append(
-                        error("input.too-large", f"tar member over {MAX_MEMBER_BYTES} bytes", file=f"{path}:{rel}")
+                        error(
+                            "input.too-large",
+                            f"tar member of {m.size} bytes, over --max-document-size ({settings.max_document_bytes})",
+                            file=f"{path}:{quote(rel)}",
+                        )
                     )
                     continue
-                fh = tar.extractfile(m)
-                if fh is not None:
-                    yield f"{path}:{rel}", fh.read()
-    except (tarfile.TarError, OSError, EOFError) as exc:
+                yield f"{path}:{rel}", read_member(tf, m)
+            finish(path, tf, reader)
+    except BackupError as exc:
+        errors.append(error("input.tarball", str(exc), file=path))
+    except _READ_ERRORS as exc:
         errors.append(error("input.tarball", f"cannot read the tarball: {exc}", file=path))
 
 
+def _check(path: str, settings: Settings) -> tuple[set[str], set[str]]:
+    """Pass 1: refuse an unsafe archive (BackupError); the regular members' names and preferred copies."""
+    refused: list[str] = []
+    links: set[str] = set()
+    names: set[str] = set()
+    preferred: set[str] = set()
+    with open_archive(path, settings.max_archive_bytes) as (tf, reader, _src):
+        for m in members(tf):
+            why = unsafe(m, links)
+            if why:
+                refused.append(f"{quote(m.name)}: {why}")
+            elif m.issym():
+                links.add(m.name.rstrip("/"))
+            elif m.isfile():
+                rel = m.name.removeprefix("./")
+                names.add(rel)
+                if "-preferredversion/" in rel and (c := _velero_classic(rel)):
+                    preferred.add(c)
+        finish(path, tf, reader)
+    if refused:
+        raise BackupError(refusal(path, refused))
+    return names, preferred
+
+
 def iter_inputs(
-    paths: list[str], include: tuple[str, ...], exclude: tuple[str, ...], errors: list[Finding]
+    paths: list[str],
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    errors: list[Finding],
+    settings: Settings | None = None,
 ) -> Iterator[tuple[str, bytes]]:
+    """Every input as (display name, bytes), read as `fix` reads them (bounded, regular files only)."""
     from transform.pipeline import sources
 
+    settings = settings or Settings()
+    limit = file_limit(settings.max_document_bytes)
     for arg in paths:
         if arg != "-" and is_tarball(arg) and not _is_dir(arg):
-            yield from iter_tarball(arg, errors)
+            yield from iter_tarball(arg, errors, settings)
             continue
         if arg == "-":
             import sys
 
-            yield "<stdin>", sys.stdin.buffer.read()
+            try:
+                yield "<stdin>", sources.read_stream(sys.stdin.buffer, limit)
+            except sources.InputError as exc:
+                errors.append(error("input.refused", f"stdin: {exc}"))
             continue
         for entry in sources.discover([arg], include, exclude):
             if isinstance(entry, sources.Skipped):
-                errors.append(error("input.skipped", entry.reason, file=entry.display))
+                errors.append((warning if entry.warn else error)("input.skipped", entry.reason, file=entry.display))
                 continue
             if is_tarball(entry.path):
-                yield from iter_tarball(entry.path, errors)
+                yield from iter_tarball(entry.path, errors, settings)
                 continue
             try:
-                with open(entry.path, "rb") as fh:
-                    yield entry.display, fh.read()
+                data = sources.read_file(entry.path, limit)
+            except sources.InputError as exc:
+                errors.append(error("input.refused", str(exc), file=entry.display))
+                continue
             except OSError as exc:
                 errors.append(error("input.unreadable", f"cannot read: {_reason(exc)}", file=entry.display))
+                continue
+            yield entry.display, data
 
 
 def _is_dir(path: str) -> bool:

@@ -1,15 +1,27 @@
-"""Reading a gzip-compressed tar archive as a stream: one member at a time, flat memory, and the checks
-that make a rewritten archive safe (no absolute paths, no `..`, no links that leave the archive)."""
+"""Reading a tar archive (gzip-compressed or not) as a stream: one member at a time, flat memory, and the
+checks that make an archive safe to read and to rewrite - the one reader of `backup` and `scan`.
+
+Limits apply while streaming, before the work: a long-name or PAX header over MAX_TAR_HEADER_BYTES is
+refused before it is read, and the decompressed stream stops at the archive size cap. Entries that an
+extractor of our output could be tricked by are refused, by name: absolute paths, `..` components, paths
+below a symbolic link, links whose target is absolute or has a `..` component (so no chain of links can
+leave the extraction directory), device files, FIFOs and setuid/setgid/sticky modes (Velero never
+writes any of them), and sparse files.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
-import posixpath
+import os
 import re
 import tarfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import IO
+from typing import IO, Any
+
+from transform.model.limits import DEFAULT_MAX_ARCHIVE_BYTES, MAX_TAR_HEADER_BYTES
+from transform.pipeline.sources import not_regular
 
 _TAIL = 4 * tarfile.RECORDSIZE
 _CHUNK = 1 << 20
@@ -20,29 +32,67 @@ class BackupError(Exception):
 
 
 class Reader:
-    """The decompressed tar stream; keeps its last bytes to check what follows the archive's end."""
+    """The decompressed tar stream; keeps its last bytes to check what follows the archive's end, and
+    stops at `limit` decompressed bytes (a gzip bomb is refused while it expands, not after)."""
 
-    def __init__(self, raw: IO[bytes]) -> None:
+    def __init__(self, raw: IO[bytes], path: str = "", limit: int = DEFAULT_MAX_ARCHIVE_BYTES) -> None:
         self.raw = raw
+        self.path = path
+        self.limit = limit
         self.pos = 0
         self.head = b""
         self.tail = b""
 
     def read(self, size: int = -1) -> bytes:
+        if size < 0:
+            return b"".join(iter(lambda: self.read(_CHUNK), b""))
         data = self.raw.read(size)
         if len(self.head) < 512:
             self.head += data[: 512 - len(self.head)]
         self.pos += len(data)
+        if self.pos > self.limit:
+            raise BackupError(
+                f"{self.path}: the archive expands to more than {self.limit} bytes (raise --max-archive-size "
+                "if it is a real backup)"
+            )
         self.tail = (self.tail + data)[-_TAIL:]
         return data
 
 
+class _CappedInfo(tarfile.TarInfo):
+    """TarInfo that refuses a long-name or PAX header larger than MAX_TAR_HEADER_BYTES before reading it."""
+
+    def _proc_member(self, tarfile_: tarfile.TarFile) -> tarfile.TarInfo:
+        if self.type in _HEADER_TYPES:
+            total = self.size + getattr(tarfile_, "_global_header_bytes", 0) if self.type == tarfile.XGLTYPE else 0
+            if max(self.size, total) > MAX_TAR_HEADER_BYTES:
+                raise BackupError(
+                    f"a tar {'PAX' if self.type != tarfile.GNUTYPE_LONGNAME else 'long-name'} header of "
+                    f"{self.size} bytes at byte {self.offset} (the limit is {MAX_TAR_HEADER_BYTES}): not a backup"
+                )
+            if self.type == tarfile.XGLTYPE:
+                tarfile_._global_header_bytes = total  # type: ignore[attr-defined]
+        return super()._proc_member(tarfile_)  # type: ignore[misc]
+
+
+_HEADER_TYPES = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK, tarfile.XHDTYPE, tarfile.XGLTYPE, b"X")
+
+
 @contextmanager
-def open_archive(path: str) -> Iterator[tuple[tarfile.TarFile, Reader, gzip.GzipFile]]:
-    with gzip.open(path, "rb") as gz:
-        reader = Reader(gz)  # type: ignore[arg-type]
-        tf = tarfile.open(fileobj=reader, mode="r|")  # type: ignore[call-overload]
-        yield tf, reader, gz
+def open_archive(path: str, limit: int = DEFAULT_MAX_ARCHIVE_BYTES) -> Iterator[tuple[tarfile.TarFile, Reader, Any]]:
+    """The tar stream of `path`, gzip-compressed (by its magic bytes) or plain."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the run
+    kind = not_regular(os.fstat(fd).st_mode)
+    if kind:
+        os.close(fd)
+        raise BackupError(f"{path}: {kind}, not a regular file: refused")
+    with os.fdopen(fd, "rb") as raw:
+        compressed = raw.read(2) == b"\x1f\x8b"
+        raw.seek(0)
+        with gzip.GzipFile(fileobj=raw, mode="rb") if compressed else contextlib.nullcontext(raw) as src:
+            reader = Reader(src, path, limit)  # type: ignore[arg-type]
+            tf = tarfile.open(fileobj=reader, mode="r|", tarinfo=_CappedInfo)  # type: ignore[call-overload]
+            yield tf, reader, src
 
 
 def members(tf: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
@@ -59,13 +109,14 @@ def finish(path: str, tf: tarfile.TarFile, reader: Reader) -> None:
     pending = reader.pos - tf.offset
     if pending > len(reader.tail) or reader.tail[len(reader.tail) - pending :].strip(b"\0"):
         raise BackupError(f"{path}: corrupt tar header after byte {tf.offset}: the archive cannot be read completely")
-    while chunk := reader.raw.read(_CHUNK):
+    while chunk := reader.read(_CHUNK):
         if chunk.strip(b"\0"):
             raise BackupError(f"{path}: unexpected data after the end of the tar archive (corrupt header?)")
 
 
 def unsafe(m: tarfile.TarInfo, links: set[str]) -> str | None:
-    """Why this entry must not be in an archive we rewrite, or None."""
+    """Why this entry must not be in an archive we read or rewrite, or None. `links`: the symbolic links
+    seen so far (the caller adds each accepted one)."""
     name = m.name
     parts = name.split("/")
     if name.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", name):
@@ -76,15 +127,31 @@ def unsafe(m: tarfile.TarInfo, links: set[str]) -> str | None:
         return "path below a symbolic link"
     if m.issym() or m.islnk():
         target = m.linkname
-        if target.startswith("/"):
-            return f"link to an absolute path ({target})"
-        base = posixpath.dirname(name) if m.issym() else ""
-        resolved = posixpath.normpath(posixpath.join(base, target))
-        if resolved == ".." or resolved.startswith("../") or (m.islnk() and ".." in target.split("/")):
-            return f"link pointing outside the archive ({target})"
+        if target.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", target):
+            return f"link to an absolute path ({quote(target)})"
+        if ".." in target.replace("\\", "/").split("/"):
+            # an extractor resolves `..` through earlier links (`b -> ..`, then `s -> b/../../etc`): any
+            # `..` may leave the directory, so none is accepted (Velero writes no links at all)
+            return f"link pointing outside the archive ({quote(target)}: a '..' component)"
+    if m.ischr() or m.isblk() or m.isfifo():
+        return "device file or FIFO (Velero never writes one)"
+    if m.mode & 0o7000 and not m.issym():
+        return f"setuid/setgid/sticky mode {m.mode:o} (Velero never writes one)"
     if m.issparse():
         return "sparse file (not written by Velero; not supported)"
     return None
+
+
+def refusal(path: str, refused: list[str]) -> str:
+    """The one message for an archive with unsafe entries (each named, quoted)."""
+    shown = "; ".join(refused[:5]) + (f"; and {len(refused) - 5} more" if len(refused) > 5 else "")
+    return f"{path}: refusing an archive with unsafe entries: {shown}"
+
+
+def quote(name: str) -> str:
+    from transform.model.findings import quote_name
+
+    return quote_name(name)
 
 
 def read_member(tf: tarfile.TarFile, m: tarfile.TarInfo) -> bytes:

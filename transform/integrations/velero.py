@@ -23,11 +23,23 @@ import re
 import shutil
 import tarfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO
 
 from transform.convert.index import Index
-from transform.integrations.tarstream import BackupError, finish, members, open_archive, read_member, unsafe
+from transform.integrations.tarstream import (
+    BackupError,
+    finish,
+    members,
+    open_archive,
+    quote,
+    read_member,
+    refusal,
+    unsafe,
+)
+from transform.kubevirt import apis
+from transform.kubevirt.names import name_problem
 from transform.model.findings import Finding, error, info, warning
 from transform.model.settings import Settings
 from transform.pipeline import sinks
@@ -39,7 +51,6 @@ ITEM = re.compile(
     r"^resources/(?P<gr>[^/]+)/(?:(?P<ver>v\d+(?:(?:alpha|beta)\d+)?)(?P<pref>-preferredversion)?/)?"
     r"(?:namespaces/(?P<ns>[^/]+)|cluster)/(?P<name>[^/]+)\.json$"
 )
-OLD_VERSIONS = ("v1alpha1", "v1alpha2")
 _READ_ERRORS = (tarfile.TarError, EOFError, zlib.error, OSError)
 
 
@@ -94,11 +105,11 @@ def scan(path: str, settings: Settings, run: RunResult) -> _Scan:
     refused: list[str] = []
     links: set[str] = set()
     try:
-        with open_archive(path) as (tf, reader, gz):
+        with open_archive(path, settings.max_archive_bytes) as (tf, reader, gz):
             for m in members(tf):
                 why = unsafe(m, links)
                 if why:
-                    refused.append(f"{m.name}: {why}")
+                    refused.append(f"{quote(m.name)}: {why}")
                     continue
                 if m.issym():
                     links.add(m.name.rstrip("/"))
@@ -120,9 +131,13 @@ def scan(path: str, settings: Settings, run: RunResult) -> _Scan:
         raise
     except _READ_ERRORS as exc:
         raise BackupError(f"{path}: not a readable gzip-compressed tar archive: {_describe(exc)}") from None
+    clashes = result.index.collisions() if settings.rename else []
+    if clashes:
+        raise BackupError(
+            f"{path}: --rename would give two items one name (an extractor keeps one): {'; '.join(clashes[:5])}"
+        )
     if refused:
-        shown = "; ".join(refused[:5]) + (f"; and {len(refused) - 5} more" if len(refused) > 5 else "")
-        raise BackupError(f"{path}: refusing an archive with unsafe entries: {shown}")
+        raise BackupError(refusal(path, refused))
     return result
 
 
@@ -142,8 +157,11 @@ def _index(name: str, data: bytes, settings: Settings, index: Index) -> None:
             index.add_document(pd.doc.value, rename=settings.rename, base=name)
 
 
-def upgrade_backup(path: str, output: str | None, settings: Settings) -> Outcome:
-    """Both passes; writes `output` (unless None) atomically. Raises BackupError, UsageError."""
+def upgrade_backup(
+    path: str, output: str | None, settings: Settings, progress: Callable[[int, int], None] | None = None
+) -> Outcome:
+    """Both passes; writes `output` (unless None) atomically. Raises BackupError, UsageError.
+    `progress(entries done, 0)` is called for every entry of the second pass."""
     if output is not None and os.path.exists(output) and os.path.samefile(path, output):
         raise UsageError("the output must not be the input backup (it is never modified)")
     try:
@@ -153,11 +171,11 @@ def upgrade_backup(path: str, output: str | None, settings: Settings) -> Outcome
     outcome = Outcome()
     found = scan(path, settings, outcome.run)
     if output is None:
-        _pass2(path, None, settings, found, outcome)
+        _pass2(path, None, settings, found, outcome, progress)
         return outcome
     try:
         with sinks.atomic_file(output) as fh:
-            _pass2(path, fh, settings, found, outcome)
+            _pass2(path, fh, settings, found, outcome, progress)
             if not outcome.changed:  # nothing to change: the very same bytes
                 fh.seek(0)
                 fh.truncate()
@@ -176,12 +194,21 @@ def _check_unchanged(path: str, before: os.stat_result) -> None:
         raise BackupError(f"{path}: the backup changed while it was being read; nothing written")
 
 
-def _pass2(path: str, fh: IO[bytes] | None, settings: Settings, found: _Scan, outcome: Outcome) -> None:
+def _pass2(
+    path: str,
+    fh: IO[bytes] | None,
+    settings: Settings,
+    found: _Scan,
+    outcome: Outcome,
+    progress: Callable[[int, int], None] | None = None,
+) -> None:
+    tick = progress or (lambda done, total: None)
     try:
-        with open_archive(path) as (tf, reader, _gz):
+        with open_archive(path, settings.max_archive_bytes) as (tf, reader, _gz):
             if fh is None:
                 for m in members(tf):
-                    outcome.members += 1
+                    outcome.members += m.isfile()  # files, as the summary says (not directory entries)
+                    tick(outcome.members, 0)
                     if _is_item(m) and m.size <= settings.max_document_bytes:
                         _member(m, read_member(tf, m), settings, found, outcome)
                     elif _is_item(m):
@@ -192,7 +219,8 @@ def _pass2(path: str, fh: IO[bytes] | None, settings: Settings, found: _Scan, ou
                     tarfile.open(fileobj=gzout, mode="w|", format=found.fmt) as out,
                 ):
                     for m in members(tf):
-                        outcome.members += 1
+                        outcome.members += m.isfile()
+                        tick(outcome.members, 0)
                         if _is_item(m) and m.size <= settings.max_document_bytes:
                             data = read_member(tf, m)
                             new, info_ = _member(m, data, settings, found, outcome)
@@ -271,7 +299,7 @@ def _new_path(name: str, r: FileResult, found: _Scan, outcome: Outcome) -> str:
         return name
     ns = match["ns"] or ""
     new_name = next((new for n, old, new in outcome.renames if n == ns and old == match["name"]), None)
-    if not new_name:
+    if not new_name or name_problem(new_name):  # the one name check (revisions refuse such names earlier)
         return name
     new_path = name[: match.start("name")] + new_name + ".json"
     if new_path in found.revision_paths:
@@ -295,11 +323,13 @@ def _path_notes(name: str, r: FileResult) -> list[Finding]:
         return []
     gr, ver = match["gr"], match["ver"]
     notes: list[Finding] = []
-    if ver in OLD_VERSIONS and gr.endswith(".instancetype.kubevirt.io"):
+    group = gr.partition(".")[2]
+    old = ver is not None and group in apis.GROUPS and f"{group}/{ver}" != apis.latest(group)
+    if old and r.upgraded:
         notes.append(
             info(
                 "backup.version-dir",
-                f"the object is now v1beta1 but stays under {ver}{match['pref'] or ''}/ (paths are kept): Velero "
+                f"the object is upgraded but stays under {ver}{match['pref'] or ''}/ (paths are kept): Velero "
                 f"restores it from resources/{gr}/{'namespaces/…' if match['ns'] else 'cluster'}/ (upgraded too) "
                 f"unless --features=EnableAPIGroupVersions picks this directory, which still works because "
                 "Velero creates what the file holds",
@@ -319,7 +349,11 @@ def _path_notes(name: str, r: FileResult) -> list[Finding]:
     return notes
 
 
-def error_outcome(message: str) -> Outcome:
+def error_outcome(message: str, path: str = "") -> Outcome:
+    """The outcome of an archive that could not be read: one error, on the archive itself."""
     outcome = Outcome()
-    outcome.run.findings.append(error("backup.unreadable", message))
+    prefix = f"{path}: "
+    if path and message.startswith(prefix):
+        message = message[len(prefix) :]
+    outcome.run.findings.append(error("backup.unreadable", message, file=path))
     return outcome

@@ -8,10 +8,10 @@ generated from this module: `python -m transform.kubevirt.fields --write-schemas
 
 from __future__ import annotations
 
-import sys
 from dataclasses import replace
 from typing import Any
 
+from transform.kubevirt import apis
 from transform.kubevirt import fields_core as core
 from transform.kubevirt.fielddsl import (
     ANY_OBJ,
@@ -38,7 +38,7 @@ from transform.kubevirt.fielddsl import (
 
 GROUP = "instancetype.kubevirt.io"
 VERSIONS: tuple[str, ...] = ("v1alpha1", "v1alpha2", "v1beta1")
-LATEST_RELEASE: Release = (1, 9)
+LATEST_RELEASE: Release = apis.LATEST_KUBEVIRT
 
 FAMILY_OF_KIND: dict[str, str] = {
     "VirtualMachineInstancetype": "instancetype",
@@ -257,19 +257,3 @@ def prune_unknown(spec: dict[str, Any], family: str, version: str) -> tuple[dict
     release = LAST_RELEASE[version]
     removed = list(iter_unknown(spec, SPECS[family], version, release))
     return pruned(spec, SPECS[family], version, release), removed
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2 or args[0] != "--write-schemas":
-        print("usage: python -m transform.kubevirt.fields --write-schemas DIR", file=sys.stderr)
-        return 2
-    from transform.kubevirt.schemagen import write_schemas
-
-    for name in write_schemas(args[1]):
-        print(name)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

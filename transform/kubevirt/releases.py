@@ -12,17 +12,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from transform.kubevirt import fields
+from transform.kubevirt import apis, fields
 from transform.kubevirt.fielddsl import Node, Release, has, iter_nodes, iter_unknown
 from transform.model.findings import Finding, error, format_path, warning
 
-LATEST: Release = fields.LATEST_RELEASE
-FIRST: Release = (0, 48)
-
-FLAVOR_V1ALPHA1 = "flavor.kubevirt.io/v1alpha1"
-IT_V1ALPHA1 = "instancetype.kubevirt.io/v1alpha1"
-IT_V1ALPHA2 = "instancetype.kubevirt.io/v1alpha2"
-IT_V1BETA1 = "instancetype.kubevirt.io/v1beta1"
+LATEST: Release = apis.LATEST_KUBEVIRT
+FIRST: Release = apis.FIRST_KUBEVIRT
 
 OLD_TOPOLOGIES = ("preferSockets", "preferCores", "preferThreads")
 PREFER_TOPOLOGIES = (*OLD_TOPOLOGIES, "preferSpread", "preferAny")  # preferSpread/preferAny from v1.1
@@ -33,7 +28,7 @@ PAYLOAD_FORMATS = ("F1", "F1:empty-apiVersion", "v1alpha1", "v1alpha2", "v1beta1
 @dataclass(frozen=True)
 class ReleaseInfo:
     release: Release
-    served: frozenset[str]  # apiVersions served (served: true)
+    served: frozenset[str]  # KubeVirt apiVersions served (served: true), from the table in transform.kubevirt.apis
     topologies: frozenset[str]  # preferredCPUTopology values the release applies
     payloads: frozenset[str]  # ControllerRevision payload formats it can decode
     revision_ref: str  # "spec": VMs name revisions in spec.*.revisionName; "status": status.*Ref
@@ -41,22 +36,14 @@ class ReleaseInfo:
     @property
     def schema_version(self) -> str | None:
         """The instancetype.kubevirt.io version whose schema the release serves (its newest), if any."""
-        for version in ("v1beta1", "v1alpha2", "v1alpha1"):
-            if f"{fields.GROUP}/{version}" in self.served:
-                return version
+        for api in reversed(apis.rows(fields.GROUP)):
+            if api.api_version in self.served and api.version in fields.VERSIONS:
+                return api.version
         return None
 
 
 def _build(release: Release) -> ReleaseInfo:
-    served: set[str] = set()
-    if release < (0, 56):
-        served.add(FLAVOR_V1ALPHA1)
-    if (0, 56) <= release < (1, 6):
-        served.add(IT_V1ALPHA1)
-    if (0, 58) <= release < (1, 6):
-        served.add(IT_V1ALPHA2)
-    if release >= (1, 0):
-        served.add(IT_V1BETA1)
+    served = {api.api_version for api in apis.TABLE if api.product == apis.KUBEVIRT and api.serves(release)}
     topologies: set[str] = set(OLD_TOPOLOGIES) if release >= (0, 56) else set()
     if release >= (1, 1):
         topologies |= set(PREFER_TOPOLOGIES)
@@ -83,7 +70,8 @@ def _build(release: Release) -> ReleaseInfo:
 
 
 RELEASES: dict[Release, ReleaseInfo] = {
-    r: _build(r) for r in [(0, minor) for minor in range(48, 60)] + [(1, minor) for minor in range(0, 10)]
+    r: _build(r)
+    for r in [(0, minor) for minor in range(FIRST[1], 60)] + [(1, minor) for minor in range(0, LATEST[1] + 1)]
 }
 
 _RELEASE_RE = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+][0-9A-Za-z.-]+)?$")
@@ -106,6 +94,19 @@ def parse_release(value: str) -> Release:
     if release not in RELEASES:
         raise ValueError(f"unknown KubeVirt release {value!r}: known releases are {text(FIRST)} to {text(LATEST)}")
     return release
+
+
+def parse_target(value: str) -> tuple[Release, str]:
+    """`--target-kubevirt` (and the KRM functionConfig's `target-kubevirt`): the release and a note
+    ("" when none) when the value names a release newer than the newest this tool knows."""
+    release = parse_release(value)
+    note = ""
+    if release == LATEST and not value.strip().lstrip("v").startswith(text(release)):
+        note = (
+            f"KubeVirt {value.strip()} is newer than the newest release this tool knows ({text(release)}); "
+            f"checking against {text(release)}"
+        )
+    return release, note
 
 
 def info(release: Release | str) -> ReleaseInfo:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -28,6 +29,43 @@ def format_path(path: Path) -> str:
             else:
                 out += ("." if out else "") + part
     return out
+
+
+_C_ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r"}
+_C_ESCAPES.update({'"': '\\"', "\\": "\\\\"})
+
+
+def _needs_quotes(name: str) -> bool:
+    return _QUOTED.search(name) is not None
+
+
+_CONTROLS = "\x00-\x1f\x7f-\x9f"
+_QUOTED = re.compile(f'["\\\\{_CONTROLS}]')  # one C-speed search per name (reports name every file)
+_CONTROL = re.compile(f"[{_CONTROLS}]")
+
+
+def _is_control(c: str) -> bool:
+    return ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F
+
+
+def escape_controls(text: str) -> str:
+    """`text` with every control character written as its C escape (messages embed names)."""
+    if _CONTROL.search(text) is None:
+        return text
+    return "".join(_escape(c) if _is_control(c) else c for c in text)
+
+
+def _escape(c: str) -> str:
+    return _C_ESCAPES.get(c) or "".join(f"\\{b:03o}" for b in c.encode())
+
+
+def quote_name(name: str) -> str:
+    """A file or member name for human-readable output, quoted as git quotes paths: unchanged when
+    harmless, else in double quotes with C escapes (`\\n`, `\\t`, `\\"`, `\\\\`, octal for other
+    control characters such as ESC), so no name can break a line or drive the terminal."""
+    if not _needs_quotes(name):
+        return name
+    return '"' + "".join(_escape(c) if c in _C_ESCAPES or _is_control(c) else c for c in name) + '"'
 
 
 @dataclass(frozen=True)
@@ -57,19 +95,20 @@ class Finding:
         return format_path(self.path)
 
     def __str__(self) -> str:
-        where = self.file or "<stdin>"
+        """One line for a terminal: names quoted as git quotes paths, no raw control character anywhere."""
+        where = quote_name(self.file) if self.file else "<stdin>"
         if self.line:
             where += f":{self.line}:{self.column or 1}"
         parts = [f"{where}: {self.severity.value}:"]
         if self.doc is not None:
             parts.append(f"doc {self.doc}")
         if self.object:
-            parts.append(self.object + ":")
+            parts.append(quote_name(self.object) + ":")
         elif self.doc is not None:
             parts[-1] += ":"
         if self.path:
             parts.append(self.field_path + ":")
-        parts.append(self.message)
+        parts.append(escape_controls(self.message))
         parts.append(f"[{self.code}]")
         return " ".join(parts)
 
@@ -84,3 +123,36 @@ def warning(code: str, message: str, path: Path = (), **kw: Any) -> Finding:
 
 def info(code: str, message: str, path: Path = (), **kw: Any) -> Finding:
     return Finding(Severity.INFO, code, message, path=path, **kw)
+
+
+STRICT_SUFFIX = " (an error under --strict)"
+
+
+def selected(f: Finding, select: tuple[str, ...], ignore: tuple[str, ...]) -> bool:
+    """--select/--ignore by code prefix (`webhook.` or `webhook.deprecated-topology`) or API family
+    (`export`, see `matches`); the longer matching prefix wins, as in ruff."""
+    best_select = max((len(p) for p in select if matches(f, p)), default=-1 if select else 0)
+    best_ignore = max((len(p) for p in ignore if matches(f, p)), default=-1)
+    return best_select >= 0 and best_select >= best_ignore + (1 if best_ignore >= 0 else 0)
+
+
+def apply_policy(
+    found: list[Finding], *, strict: bool, select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()
+) -> list[Finding]:
+    """Warnings and infos not selected (--select/--ignore) are dropped; errors always stay (a file that
+    failed must say why). Under --strict the remaining warnings are errors: counted, shown and
+    acted on as errors (a file with one is not written)."""
+    out = []
+    for f in found:
+        if f.severity is not Severity.ERROR and (select or ignore) and not selected(f, select, ignore):
+            continue
+        if strict and f.severity is Severity.WARNING:
+            f = f.at(severity=Severity.ERROR, message=f.message + STRICT_SUFFIX)
+        out.append(f)
+    return out
+
+
+def matches(f: Finding, prefix: str) -> bool:
+    """--select/--ignore: a finding matches a code prefix (`export.`, `schema.required`) or, by a bare
+    family name (`export`, `cdi`, `instancetype`), every finding about an object of that family."""
+    return f.code.startswith(prefix) or f.extra.get("family") == prefix

@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from transform.convert.kustomize import is_kustomization_file
-from transform.model.findings import Finding, error
-from transform.pipeline.sources import Input, Skipped
+from transform.model.findings import Finding, error, warning
+from transform.model.limits import DEFAULT_MAX_DOCUMENT_BYTES, file_limit
+from transform.pipeline.sources import Input, InputError, Skipped, read_file
 from transform.yamltext import textio
 
 if TYPE_CHECKING:  # the engine imports PyYAML: only pay for it when a file needs parsing
@@ -39,6 +40,7 @@ class RunResult:
     results: list[FileResult] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)  # not tied to one processed file
     files_seen: int = 0
+    names: list[str] = field(default_factory=list)  # every file seen, in order (a JUnit test case each)
 
     @property
     def all_findings(self) -> list[Finding]:
@@ -53,17 +55,23 @@ class RunResult:
         return [r for r in self.results if r.changed]
 
 
-def read_inputs(found: Iterable[Input | Skipped], run: RunResult) -> list[Item]:
-    """Read every file once. Non-candidates are only checked for being text, then dropped."""
+def read_inputs(
+    found: Iterable[Input | Skipped], run: RunResult, limit: int = file_limit(DEFAULT_MAX_DOCUMENT_BYTES)
+) -> list[Item]:
+    """Read every file once, at most `limit` bytes each. Non-candidates are only checked for being text,
+    then dropped."""
     items: list[Item] = []
     for entry in found:
         if isinstance(entry, Skipped):
-            run.findings.append(error("input.skipped", entry.reason, file=entry.display))
+            run.findings.append((warning if entry.warn else error)("input.skipped", entry.reason, file=entry.display))
             continue
         run.files_seen += 1
+        run.names.append(entry.display)
         try:
-            with open(entry.path, "rb") as fh:
-                data = fh.read()
+            data = read_file(entry.path, limit)
+        except InputError as exc:
+            run.findings.append(error("input.refused", str(exc), file=entry.display))
+            continue
         except OSError as exc:
             run.findings.append(error("input.unreadable", f"cannot read: {exc.strerror or exc}", file=entry.display))
             continue
@@ -93,9 +101,13 @@ def build_index(items: list[Item], settings: Settings) -> Index:
         except textio.ReadError:
             continue
         base = item.input.rel if item.input and item.input.root else item.name
+        where = os.path.abspath(item.name) if item.input and kustomization else ""
         for pd in iter_documents(item.name, source, settings, [], ("",) if kustomization else needles):
             if pd.doc is not None:
-                index.add_document(pd.doc.value, rename=settings.rename, base=base)
+                index.add_document(pd.doc.value, rename=settings.rename, base=base, name=item.name, where=where)
+    if index.kustomization_resources:
+        index.inputs = [os.path.abspath(i.name) for i in items if i.input]
+        index.resolve_partial()
     _patch_names(index, items)
     return index
 
@@ -147,6 +159,30 @@ def _work(args: tuple[str, bytes, Settings, Index]) -> FileResult:
     return upgrade_file(*args)
 
 
+def _worker_init(parent: int) -> None:
+    """A worker exits when its parent dies (killed mid-run), rather than outliving it."""
+    import signal
+    import threading
+
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:
+        import time
+
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def _upgrade_all(
     items: list[Item],
     settings: Settings,
@@ -167,7 +203,7 @@ def _upgrade_all(
         return out
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(os.getpid(),)) as pool:
         out = []
         for n, res in enumerate(pool.map(_work, [(i.name, i.data, settings, index) for i in items], chunksize=8)):
             out.append(res)

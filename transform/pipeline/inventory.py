@@ -15,13 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from transform.convert import payloads, revisions
-from transform.kubevirt import releases
+from transform.kubevirt import apis, embedding, releases
 from transform.model.findings import Finding, Severity, error
 from transform.model.plain import as_map
-from transform.model.settings import Settings
+from transform.model.settings import CDI_DEFAULT_RELEASE, Settings
+from transform.pipeline.api_inventory import ApiUse, judge
 from transform.yamltext import textio
 
-GROUPS = ("instancetype.kubevirt.io", "flavor.kubevirt.io")
+GROUPS = tuple(dict.fromkeys(r.group for r in apis.TABLE if r.family == "instancetype"))
 # era key -> (payload format, KubeVirt releases that write it)
 ERAS: dict[str, tuple[str, str]] = {
     "F0": ("flavor SpecRevision wrapper", "v0.55"),
@@ -81,6 +82,7 @@ class Revision:
 @dataclass
 class Scan:
     target: tuple[int, int]
+    target_cdi: tuple[int, int] = CDI_DEFAULT_RELEASE
     files_seen: int = 0
     candidates: int = 0
     files: set[str] = field(default_factory=set)  # files with KubeVirt documents
@@ -89,14 +91,15 @@ class Scan:
     vms: list[VM] = field(default_factory=list)
     other: list[Doc] = field(default_factory=list)
     breaking: list[Finding] = field(default_factory=list)
-    errors: list[Finding] = field(default_factory=list)  # unreadable input
+    errors: list[Finding] = field(default_factory=list)  # unreadable input (and skipped broken links: warnings)
     dangling: list[tuple[VM, Ref]] = field(default_factory=list)
     orphans: list[Revision] = field(default_factory=list)
     mismatches: list[tuple[VM, Ref, Revision, str]] = field(default_factory=list)  # (.., matcher name)
+    apis: list[ApiUse] = field(default_factory=list)  # every object of a table group (transform.kubevirt.apis)
 
     @property
     def exit_code(self) -> int:
-        if self.errors:
+        if any(f.severity.value == "error" for f in self.errors):
             return 3
         return 1 if self.breaking else 0
 
@@ -120,7 +123,7 @@ def scan_items(
     from transform.yamltext.nodepath import locate
 
     settings = settings or Settings(target=target)
-    scan = Scan(target=target)
+    scan = Scan(target=target, target_cdi=settings.target_cdi)
     for name, data in items:
         scan.files_seen += 1
         if not textio.is_candidate(data):
@@ -135,27 +138,22 @@ def scan_items(
         for pd in iter_documents(name, source, settings, problems):
             if pd.doc is None:
                 continue
-            line0 = source.text.count("\n", 0, pd.chunk.start)
+            line0 = pd.line0
             root = pd.doc.root
 
             def where(path: tuple[Any, ...], line0: int = line0, root: Any = root) -> int:
                 line, _col = locate(root, path)
                 return line0 + (line or 1)
 
-            _visit(scan, pd.doc.value, (), name, pd.index, where)
+            for path, obj in embedding.walk(pd.doc.value):
+                _visit(scan, obj, path, name, pd.index, where)
         scan.errors.extend(problems)
     _analyse(scan)
     return scan
 
 
 def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, where: Any) -> None:
-    if not isinstance(obj, dict):
-        return
     kind, api = obj.get("kind"), obj.get("apiVersion")
-    if isinstance(obj.get("items"), list) and str(kind).endswith("List"):
-        for i, item in enumerate(obj["items"]):
-            _visit(scan, item, path + ("items", i), file, doc, where)
-        return
     if not isinstance(kind, str) or not isinstance(api, str):
         return
     meta = as_map(obj.get("metadata"))
@@ -175,6 +173,10 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
                 )
             )
 
+    use = judge(obj, (file, doc, d.line, d.name, d.namespace), apis.Targets(scan.target, scan.target_cdi), breaking)
+    if use is not None:
+        scan.files.add(file)
+        scan.apis.append(use)
     if group in GROUPS:
         scan.files.add(file)
         scan.objects.append(d)

@@ -14,14 +14,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from yaml.nodes import Node
-
 from transform.convert.dispatch import Change, upgrade_document
 from transform.convert.index import Index
-from transform.model.findings import Finding, Severity, error
+from transform.model import plain
+from transform.model.findings import Finding, Severity, apply_policy, error
 from transform.model.settings import Settings
+from transform.pipeline import aliases
 from transform.yamltext import edits, emit, nodepath, textio
 from transform.yamltext import nodes as yamlnodes
+from transform.yamltext.nodes import Node
 
 
 @dataclass
@@ -52,9 +53,6 @@ class ParsedDoc:
     line0: int = 0  # lines before the chunk
 
 
-_CONTENT = re.compile(r"^(?![ \t]*(?:#|\r?$)|(?:---|\.\.\.)[ \t]*(?:#.*)?\r?$|%)", re.M)
-
-
 def iter_documents(
     name: str,
     source: textio.Source,
@@ -71,13 +69,24 @@ def iter_documents(
     line0, counted = 0, 0
     for chunk in textio.split_documents(text):
         body = text[chunk.start : chunk.end]
-        if not _CONTENT.search(body):
+        problem = textio.stream_problem(body)
+        if not textio.has_content(body) and not problem:
             continue
         doc_index += 1
-        if not any(n in body for n in needles):
+        candidate = any(n in body for n in needles)
+        if not candidate and not problem and not textio.tab_indented(body):
             continue
-        line0 += text.count("\n", counted, chunk.start)
+        line0 += textio.count_lines(text, counted, chunk.start)
         counted = chunk.start
+        if problem:
+            findings.append(error("input.yaml", problem, file=name, line=line0 + 1, column=1, doc=doc_index))
+            continue
+        if not candidate:  # a line indented with a tab: libyaml may refuse the stream, which is never rewritten
+            try:
+                yamlnodes.compose(body)
+            except yamlnodes.ParseError as exc:
+                findings.append(_parse_error(name, exc, line0, doc_index, body))
+            continue
         if len(body) > settings.max_document_bytes:
             findings.append(
                 error(
@@ -93,19 +102,41 @@ def iter_documents(
             continue
         try:
             doc = yamlnodes.parse(body)
+            bad = plain.first_unrepresentable(doc.value) if doc is not None and _MAYBE_NONFINITE.search(body) else None
         except yamlnodes.ParseError as exc:
+            findings.append(_parse_error(name, exc, line0, doc_index, body))
+            continue
+        if bad is not None and doc is not None:
+            line, col = nodepath.locate(doc.root, bad)
             findings.append(
                 error(
-                    "input.yaml",
-                    exc.message + _template_hint(body),
+                    "input.number",
+                    "not a finite number (NaN or infinity): JSON and Kubernetes cannot represent it; "
+                    "write a real number",
+                    bad,
                     file=name,
-                    line=line0 + exc.line if exc.line else line0 + 1,
-                    column=exc.column or 1,
+                    line=line0 + line,
+                    column=col,
                     doc=doc_index,
                 )
             )
             continue
         yield ParsedDoc(doc_index, chunk, body, doc, line0)
+
+
+# `.nan`, `.inf`, JSON's NaN/Infinity and exponents too large for a double: only then is the value walked
+_MAYBE_NONFINITE = re.compile(r"(?i)nan|inf|\d[eE][+]?\d{3}")
+
+
+def _parse_error(name: str, exc: yamlnodes.ParseError, line0: int, doc_index: int, body: str) -> Finding:
+    return error(
+        "input.yaml",
+        exc.message + _template_hint(body),
+        file=name,
+        line=line0 + exc.line if exc.line else line0 + 1,
+        column=exc.column or 1,
+        doc=doc_index,
+    )
 
 
 def _template_hint(body: str) -> str:
@@ -115,6 +146,25 @@ def _template_hint(body: str) -> str:
 
 
 def upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> FileResult:
+    """One file's upgrade, with the run's policy applied: --select/--ignore drop warnings, --strict
+    makes the rest errors, and a file with an error keeps its text (it is never written)."""
+    result = _upgrade_file(name, data, settings, index)
+    if settings.modernize and result.changed:
+        # a deprecated value that --modernize rewrote is no longer there to warn about
+        rewritten = {(f.doc, f.path) for f in result.findings if f.code.startswith("modernize.")}
+        result.findings = [
+            f for f in result.findings if not (f.code.startswith("webhook.deprecated") and (f.doc, f.path) in rewritten)
+        ]
+    if settings.strict or settings.select or settings.ignore:
+        result.findings = apply_policy(
+            result.findings, strict=settings.strict, select=settings.select, ignore=settings.ignore
+        )
+        if result.failed:
+            result.new_text, result.renames = None, []
+    return result
+
+
+def _upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> FileResult:
     result = FileResult(name)
     try:
         source = textio.decode(data)
@@ -149,6 +199,23 @@ def upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> Fi
                 )
             )
             continue
+        shared = aliases.shared_edit(root, pd.doc.value, outcome.value) if "*" in pd.text else None
+        if shared is not None:
+            path, node = shared
+            result.findings.append(
+                error(
+                    "input.alias",
+                    "this value would change, but it is defined by an anchor that is also used elsewhere "
+                    "(an alias or a `<<` merge): the tool cannot change one use without the other; write the "
+                    "value out in full where it must change",
+                    path,
+                    file=name,
+                    line=pd.line0 + node.start_mark.line + 1,
+                    column=node.start_mark.column + 1,
+                    doc=pd.index,
+                )
+            )
+            continue
         style = emit.detect_style(pd.text, root, source.newline)
         replace = frozenset(
             id(n) for c in outcome.changes for p in c.replace if (n := nodepath.node_at(root, p)) is not None
@@ -160,7 +227,7 @@ def upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> Fi
             continue
         if _verify(name, pd, body, pd.line0 + shift, outcome.value, outcome.changes, settings, result):
             pieces.append((pd.chunk.start, pd.chunk.end, body))
-            shift += body.count("\n") - pd.text.count("\n")
+            shift += textio.count_lines(body) - textio.count_lines(pd.text)
             result.upgraded += sum(1 for c in outcome.changes if c.upgraded)
             result.renames += [r for c in outcome.changes for r in c.renames]
     if result.failed or not pieces:

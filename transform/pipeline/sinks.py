@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-import difflib
+import errno
 import os
-import tempfile
+import stat
 from collections.abc import Iterator
 from typing import IO
 
@@ -14,38 +14,121 @@ class WriteError(Exception):
     pass
 
 
+TMP_PREFIX = ".instancetype-upgrade."
+_swept: set[str] = set()
+_live: set[str] = set()  # temp files of this run, removed by the signal handlers too (cli.exits)
+
+
+def temp_name_pid(name: str) -> int | None:
+    """The pid in `.instancetype-upgrade.<pid>.<random>.tmp`, or None (not ours, or an older run's name)."""
+    parts = name.split(".")
+    if name.startswith(TMP_PREFIX) and name.endswith(".tmp") and len(parts) >= 5 and parts[2].isdigit():
+        return int(parts[2])
+    return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's process: alive
+    return True
+
+
+def sweep_stale(directory: str) -> list[str]:
+    """Remove the temp files that killed runs (their pid is gone) left in `directory`; once per run."""
+    if directory in _swept:
+        return []
+    _swept.add(directory)
+    removed = []
+    try:
+        names = [n for n in os.listdir(directory) if n.startswith(TMP_PREFIX) and n.endswith(".tmp")]
+    except OSError:
+        return []
+    for name in names:
+        pid = temp_name_pid(name)
+        if pid is not None and pid != os.getpid() and not _alive(pid):
+            try:
+                os.unlink(os.path.join(directory, name))
+                removed.append(name)
+            except OSError:
+                pass
+    return removed
+
+
+def remove_live_temp_files() -> None:
+    """Called on SIGTERM/SIGINT: no temp file of this run is left behind."""
+    for tmp in list(_live):
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        _live.discard(tmp)
+
+
 @contextlib.contextmanager
 def atomic_file(path: str, *, durable: bool = True) -> Iterator[IO[bytes]]:
     """A file that replaces `path` only when the block completes: a reader or a crash sees the old
     file or the new one, never half of it.
 
-    A temp file in the same directory; on success flushed, fsynced (when `durable`: always for a
-    user's own file), given the target's permission bits, renamed over it, and the directory synced.
-    On an exception the temp file is removed and `path` is untouched. Raises OSError.
+    A temp file in the same directory (named with our pid: a later run removes it if we are killed);
+    on success flushed, fsynced (when `durable`: always for a user's own file), given the target's
+    owner, group and permission bits, renamed over it, and the directory synced. A file with several
+    hard links is refused (a rename would split them: the other names would keep the old text), as is
+    one whose owner cannot be kept. On an exception the temp file is removed and `path` is untouched.
+    Raises OSError.
     """
     directory = os.path.dirname(os.path.abspath(path))
+    sweep_stale(directory)
     try:
-        mode = os.stat(path).st_mode & 0o7777
+        st: os.stat_result | None = os.stat(path)
     except FileNotFoundError:
-        mode = 0o644
-    fd, tmp = tempfile.mkstemp(prefix=".instancetype-upgrade.", suffix=".tmp", dir=directory)
+        st = None
+    if st is not None and st.st_nlink > 1 and stat.S_ISREG(st.st_mode):
+        raise OSError(
+            errno.EMLINK,
+            f"the file has {st.st_nlink} hard links; replacing it would leave the other names with the old "
+            "text: refused (upgrade a copy, or remove the extra links)",
+        )
+    mode = st.st_mode & 0o7777 if st is not None else 0o644
+    import tempfile  # lazy, as difflib below: a run that writes nothing does not import them
+
+    fd, tmp = tempfile.mkstemp(prefix=f"{TMP_PREFIX}{os.getpid()}.", suffix=".tmp", dir=directory)
+    _live.add(tmp)
     try:
         with os.fdopen(fd, "wb") as fh:
+            if st is not None:
+                _keep_owner(fh.fileno(), st)
             yield fh
             fh.flush()
             if durable:
                 os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
+        _live.discard(tmp)
         tmp = ""
         if durable:
             _sync_directory(directory)
     finally:
         if tmp:
-            try:
+            _live.discard(tmp)
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
+
+
+def _keep_owner(fd: int, st: os.stat_result) -> None:
+    """The new file gets the old one's owner and group (a root run must not take a user's file)."""
+    now = os.fstat(fd)
+    if (now.st_uid, now.st_gid) == (st.st_uid, st.st_gid):
+        return
+    try:
+        os.fchown(fd, st.st_uid, st.st_gid)
+    except PermissionError:
+        raise OSError(
+            errno.EPERM,
+            f"cannot keep the file's owner and group ({st.st_uid}:{st.st_gid}) on the rewritten file: refused "
+            "(run as its owner)",
+        ) from None
 
 
 def _sync_directory(directory: str) -> None:
@@ -73,6 +156,20 @@ def write_atomic(path: str, data: bytes, expect: bytes | None = None, *, durable
                         raise WriteError("file changed while it was being upgraded (another run?); left as it is")
     except OSError as exc:
         raise WriteError(f"cannot write: {exc.strerror or exc}") from None
+
+
+def output_dir_overlap(output_dir: str, paths: list[str]) -> str:
+    """Why --output-dir must not be used with these inputs (it is, is inside, or contains one), or ""."""
+    out = os.path.realpath(output_dir)
+    for p in paths:
+        real = os.path.realpath(p)
+        if out == real:
+            return f"--output-dir {output_dir} is the input {p}: the inputs are never written with --output-dir"
+        if out.startswith(real.rstrip(os.sep) + os.sep):
+            return f"--output-dir {output_dir} is inside the input {p}: a later run would read its own copies"
+        if real.startswith(out.rstrip(os.sep) + os.sep):
+            return f"--output-dir {output_dir} contains the input {p}: copies would overwrite the inputs"
+    return ""
 
 
 def output_path(output_dir: str, rel: str) -> str:
@@ -108,11 +205,45 @@ class OutputDir:
         return target
 
 
+def output_names(inputs: list[tuple[str, str]], cwd: str | None = None) -> dict[str, str]:
+    """--output-dir: each input's path under DIR, from (display path, the directory argument it was
+    found under or "" for a file argument): relative to the common directory of the arguments (a
+    directory argument counts as itself, a file argument as its directory). One directory argument
+    keeps the paths under it (`fix repo --output-dir out`: `out/base/x.yaml`); `fix a/x.yaml
+    b/x.yaml` gives `out/a/x.yaml` and `out/b/x.yaml`: two inputs never share a name unless they
+    are the same path."""
+    cwd = os.path.abspath(cwd or os.getcwd())
+    absolute = {name: os.path.normpath(os.path.join(cwd, name)) for name, _ in inputs}
+    anchors = [
+        os.path.normpath(os.path.join(cwd, root)) if root else os.path.dirname(absolute[name]) for name, root in inputs
+    ]
+    base = os.path.commonpath(anchors) if anchors else cwd
+    return {name: os.path.relpath(a, base) for name, a in absolute.items()}
+
+
+def collisions(names: dict[str, str]) -> list[tuple[str, list[str]]]:
+    """(output path, inputs) for every output path that two inputs would write."""
+    by_out: dict[str, list[str]] = {}
+    for name, rel in names.items():
+        by_out.setdefault(os.path.normcase(os.path.normpath(rel)), []).append(name)
+    return [(rel, names_) for rel, names_ in sorted(by_out.items()) if len(names_) > 1]
+
+
 def write_copy(output_dir: str, rel: str, data: bytes) -> str:
     return OutputDir(output_dir).write(rel, data)
 
 
 def unified_diff(name: str, old: str, new: str) -> str:
+    """A unified diff whose header names the file as git does (quoted when it holds a newline, an escape...)."""
+    import difflib
+
+    from transform.model.findings import quote_name
+
     return "".join(
-        difflib.unified_diff(old.splitlines(True), new.splitlines(True), fromfile=f"a/{name}", tofile=f"b/{name}")
+        difflib.unified_diff(
+            old.splitlines(True),
+            new.splitlines(True),
+            fromfile=quote_name("a/" + name.lstrip("/")),
+            tofile=quote_name("b/" + name.lstrip("/")),
+        )
     )

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import BinaryIO
 
 SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -22,11 +25,103 @@ class Input:
 class Skipped:
     display: str
     reason: str
+    warn: bool = False  # a warning (a broken symbolic link), not an error
+
+
+class InputError(Exception):
+    """An input refused before (or while) it is read: not a regular file, too large, binary."""
+
+
+_CHUNK = 1 << 20
+_WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")  # UTF-16/32: NUL bytes, and their own message
+
+
+def read_stream(fh: BinaryIO, limit: int) -> bytes:
+    """Read at most `limit` bytes, in chunks: a larger input (`/dev/zero` on stdin) is refused as soon as
+    it passes the limit, and a NUL byte (binary, never YAML) as soon as it is seen. Raises InputError."""
+    chunks: list[bytes] = []
+    total = 0
+    while chunk := fh.read(min(_CHUNK, limit + 1 - total) or 1):
+        if b"\x00" in chunk and not (chunks[0] if chunks else chunk).startswith(_WIDE_BOMS):
+            raise InputError("contains NUL bytes: it looks binary, not YAML or JSON")
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise InputError(_too_large(limit))
+    return b"".join(chunks)
+
+
+def _too_large(limit: int) -> str:
+    return (
+        f"larger than {limit} bytes, the most read from one input (16 x --max-document-size; raise that to read "
+        "it): refused without reading the rest"
+    )
+
+
+def read_file(path: str, limit: int) -> bytes:
+    """A regular file's bytes (see read_stream). A FIFO, device or socket is refused without blocking:
+    it is opened non-blocking and checked on the open descriptor. Raises InputError, OSError."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        kind = not_regular(st.st_mode)
+        if kind:
+            raise InputError(f"{kind}, not a regular file: refused")
+        if st.st_size > limit:
+            raise InputError(_too_large(limit))
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return read_stream(fh, limit)
+    finally:
+        os.close(fd)
+
+
+def not_regular(mode: int) -> str:
+    """What a non-regular file is ("a FIFO", ...), or "" for a regular file."""
+    for test, what in (
+        (stat.S_ISREG, ""),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a directory"),
+    ):
+        if test(mode):
+            return what
+    return "a special file"
+
+
+def broken_link(path: str) -> str:
+    """Why the symbolic link `path` leads nowhere (dangling, a loop, itself), or ""."""
+    try:
+        os.stat(path)
+        return ""
+    except OSError as exc:
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        if exc.errno == errno.ELOOP:
+            here = os.path.normpath(os.path.join(os.path.dirname(path), target))
+            if here == os.path.normpath(path):
+                return f"symbolic link pointing to itself ({target}): skipped"
+            return f"symbolic link loop ({target} leads back to a link already followed): skipped"
+        if exc.errno == errno.ENOENT:
+            return f"dangling symbolic link (its target {target} does not exist): skipped"
+        return f"symbolic link that cannot be followed ({exc.strerror or exc}): skipped"
 
 
 def _matches(rel: str, patterns: tuple[str, ...]) -> bool:
-    base = rel.rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(base, p) for p in patterns)
+    """A pattern with a slash matches the whole relative path; one without matches any component
+    (a bare name `exported` excludes that directory or file anywhere, as in ruff and black)."""
+    parts = [p for p in rel.split("/") if p not in ("", ".")]
+    for pattern in patterns:
+        pattern = pattern.rstrip("/")
+        if "/" in pattern:
+            if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel.removeprefix("./"), pattern.removeprefix("./")):
+                return True
+        elif any(fnmatch.fnmatch(part, pattern) for part in parts):
+            return True
+    return False
 
 
 def discover(
@@ -42,10 +137,18 @@ def discover(
             if exclude and _matches(arg.replace(os.sep, "/"), exclude):
                 continue
             real = os.path.realpath(arg)
+            broken = broken_link(arg) if os.path.islink(arg) else ""
+            if broken:
+                yield Skipped(arg, broken, warn=True)
+                continue
             try:
                 st = os.stat(real)
-            except OSError:
-                yield Skipped(arg, "dangling symbolic link")
+            except OSError as exc:
+                yield Skipped(arg, f"cannot read: {exc.strerror or exc}")
+                continue
+            kind = not_regular(st.st_mode)
+            if kind:  # a FIFO would block the run forever; found while walking, it is skipped too
+                yield Skipped(arg, f"{kind}, not a regular file: refused")
                 continue
             if (st.st_dev, st.st_ino) in seen:
                 continue
@@ -76,7 +179,8 @@ def _walk(
                 continue  # hidden files and directories, .git included
             rel = prefix + name
             if entry.is_dir(follow_symlinks=False):
-                subdirs.append((entry.path, rel + "/"))
+                if not (exclude and _matches(rel, exclude)):
+                    subdirs.append((entry.path, rel + "/"))
                 continue
             if include:
                 if not _matches(rel, include):
@@ -88,9 +192,16 @@ def _walk(
             display = os.path.join(arg, rel) if arg not in (".", "./") else rel
             full = entry.path
             if entry.is_symlink():
+                broken = broken_link(full)
+                if broken:
+                    yield Skipped(display, broken, warn=True)
+                    continue
                 real = os.path.realpath(full)
-                if not real.startswith(root_real + os.sep) or not os.path.isfile(real):
-                    yield Skipped(display, "symbolic link pointing outside the tree (not followed)")
+                if not os.path.isfile(real):
+                    yield Skipped(display, "symbolic link to a directory or a special file: not followed")
+                    continue
+                if not real.startswith(root_real + os.sep):
+                    yield Skipped(display, "symbolic link pointing outside the tree: not followed", warn=True)
                     continue
                 st = os.stat(real)
                 key = (st.st_dev, st.st_ino)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from transform.convert import payloads
-from transform.kubevirt import releases
+from transform.convert import apiversion, payloads
+from transform.kubevirt import apis, embedding, releases
 from transform.model.findings import Finding, Severity, error, warning
+from transform.model.plain import as_map
 from transform.model.settings import Settings
 from transform.pipeline.batch import Item, RunResult, build_index
 from transform.pipeline.onefile import FileResult, _locator, duplicate_keys, iter_documents
@@ -14,25 +15,17 @@ from transform.validate import documents as validation
 from transform.yamltext import textio
 
 
-def _walk(obj: Any, path: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
-    if not isinstance(obj, dict):
-        return []
-    if isinstance(obj.get("items"), list) and str(obj.get("kind", "")).endswith("List"):
-        return [x for i, item in enumerate(obj["items"]) for x in _walk(item, path + ("items", i))]
-    return [(path, obj)]
-
-
 def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
     kind, api = obj.get("kind"), str(obj.get("apiVersion") or "")
     if kind == "ControllerRevision":
         if not payloads.is_ours(obj):
             return []
-        found = validation.validate_document(obj, strict=settings.strict)
+        found = validation.validate_document(obj, strict=settings.strict, target=settings.target)
         data = obj.get("data")
         if data is None or data == {}:
             found.append(error("revision.no-data", "ControllerRevision has no payload in data", ("data",)))
         elif isinstance(data, dict):
-            found += [f.at(path=("data",) + f.path) for f in validation.validate_payload(data)]
+            found += [f.at(path=("data",) + f.path) for f in validation.validate_payload(data, target=settings.target)]
             fmt = releases.payload_format(data)
             if fmt and not releases.reads_payload(settings.target, fmt):
                 found.append(
@@ -44,12 +37,36 @@ def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> l
                     )
                 )
         return found
-    found = validation.validate_document(obj, partial=partial, strict=settings.strict)
+    found = validation.validate_document(obj, partial=partial, strict=settings.strict, target=settings.target)
+    group = apis.group_of(api)
+    if group is not None and group not in ("instancetype.kubevirt.io", "flavor.kubevirt.io") and isinstance(kind, str):
+        # the object's version on the targets: judged as its own version, the target's verdict a warning
+        targets = apis.Targets(settings.target, settings.target_cdi)
+        rule = apiversion.object_rule(api, kind, targets)
+        row = apis.find(api, kind)
+        for f in rule[2] if rule is not None else []:
+            if f.code.endswith((".upgraded", ".action")):
+                continue
+            found.append(
+                f.at(severity=Severity.WARNING)
+                if f.severity is Severity.ERROR and not f.code.endswith(".legacy")
+                else f
+            )
+        if rule is not None and rule[0] is not None and row is not None:
+            found.append(
+                warning(
+                    f"{row.family}.not-latest",
+                    f"{api} is {apiversion.state_text(row, apis.status(row, targets.of(row)))} and not the newest "
+                    f"version {targets.text(row)} serves: `instancetype-upgrade fix` writes {rule[0]}",
+                    ("apiVersion",),
+                )
+            )
     if api.split("/")[0] in ("instancetype.kubevirt.io", "flavor.kubevirt.io") or kind == "VirtualMachine":
-        found += [
+        target = [
             f if f.severity is not Severity.ERROR else f.at(severity=Severity.WARNING)
             for f in releases.target_findings(obj, settings.target)
         ]
+        found = validation.with_target(found, target)
     return found
 
 
@@ -80,16 +97,18 @@ def validate_items(items: list[Item], settings: Settings, run: RunResult) -> Non
                     )
                 )
                 continue
-            for path, obj in _walk(pd.doc.value, ()):
+            for path, obj in embedding.walk(pd.doc.value):
                 ref = "/".join(
                     str(x)
                     for x in (
                         obj.get("kind"),
-                        (obj.get("metadata") or {}).get("namespace"),
-                        (obj.get("metadata") or {}).get("name"),
+                        as_map(obj.get("metadata")).get("namespace"),
+                        as_map(obj.get("metadata")).get("name"),
                     )
                     if x
                 )
                 partial = item.name in index.patch_files
+                row = apis.find(str(obj.get("apiVersion")), str(obj.get("kind")))
+                family = {"family": row.family} if row is not None and apis.group_of(obj.get("apiVersion")) else {}
                 for f in validate_object(obj, settings, partial):
-                    result.findings.append(locate(f.at(path=path + f.path, object=ref)))
+                    result.findings.append(locate(f.at(path=path + f.path, object=ref, extra={**f.extra, **family})))

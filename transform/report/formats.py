@@ -1,4 +1,6 @@
-"""Render findings and a run summary as text, JSON, JUnit XML, SARIF 2.1.0 or KRM results.
+"""Render findings and a run summary as text, JSON, JUnit XML, SARIF 2.1.0 or KRM results; the
+registry of every --format (`RENDERERS`; markdown and statistics live in report/text_formats.py,
+the summary line in report/summary.py).
 
 Pure functions: no printing, no click, no sys. Every renderer returns a string (``krm_results``
 returns the list of dicts that goes into a KRM ``ResourceList.results``).
@@ -8,7 +10,7 @@ within version 1, existing keys are never renamed, retyped or removed::
 
     {
       "version": 1,
-      "command": "upgrade",                      # upgrade | check | diff | validate | ...
+      "command": "fix",                          # fix | check | diff | validate | backup | scan
       "summary": {
         "files_seen": 40, "files_changed": 3, "objects_upgraded": 12,
         "errors": 1, "warnings": 2, "infos": 0,
@@ -17,7 +19,7 @@ within version 1, existing keys are never renamed, retyped or removed::
       "findings": [
         {
           "severity": "error",                   # error | warning | info
-          "code": "unknown-field",
+          "code": "schema.unknown-field",
           "message": "...",
           "file": "deploy/it.yaml",              # "" for stdin
           "line": 12, "column": 5,               # 1-based; 0 = unknown
@@ -36,17 +38,14 @@ The same schema is described in docs/report-schema.md.
 
 from __future__ import annotations
 
-import json
 import re
-import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from pathlib import PurePosixPath, PureWindowsPath
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
-from urllib.parse import quote
 
 from transform import __version__
 from transform.model.findings import Finding, Severity
+from transform.report.summary import TOOL_NAME, WOULD, Summary, plural, rename_line, summary_line
+from transform.report.text_formats import render_markdown, render_statistics, statistics, would
 
 __all__ = [
     "JSON_SCHEMA_VERSION",
@@ -59,72 +58,24 @@ __all__ = [
     "plural",
     "render_json",
     "render_junit",
+    "render_markdown",
+    "render_statistics",
+    "statistics",
+    "would",
+    "RENDERERS",
     "render_sarif",
     "render_text",
     "summary_line",
 ]
 
 JSON_SCHEMA_VERSION = 1
-TOOL_NAME = "instancetype-upgrade"
 TOOL_URI = "https://github.com/kubevirt/kubevirt"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_WOULD = frozenset({"check", "diff", "dry-run"})
-_VALIDATE = frozenset({"validate", "lint"})
 _ANSI = {Severity.ERROR: "\x1b[1;31m", Severity.WARNING: "\x1b[1;33m", Severity.INFO: "\x1b[1;36m"}
 _ANSI_RESET = "\x1b[0m"
 
 
-@dataclass
-class Summary:
-    """What one run did. `errors`/`warnings` left as None are counted from the findings."""
-
-    command: str = "upgrade"
-    files_seen: int = 0
-    files_changed: int = 0
-    objects_upgraded: int = 0
-    errors: int | None = None
-    warnings: int | None = None
-    renames: list[tuple[str, str, str]] = field(default_factory=list)  # (namespace, old, new)
-    files: list[str] = field(default_factory=list)  # every file seen, for JUnit
-
-    def counts(self, findings: Sequence[Finding]) -> tuple[int, int, int]:
-        """(errors, warnings, infos), preferring the explicit numbers over counting."""
-        errors = sum(f.severity is Severity.ERROR for f in findings)
-        warnings = sum(f.severity is Severity.WARNING for f in findings)
-        infos = sum(f.severity is Severity.INFO for f in findings)
-        return (
-            errors if self.errors is None else self.errors,
-            warnings if self.warnings is None else self.warnings,
-            infos,
-        )
-
-
-def plural(count: int, noun: str, plural_noun: str | None = None) -> str:
-    """`plural(1, "file")` -> "1 file"; `plural(2, "file")` -> "2 files"."""
-    return f"{count} {noun if count == 1 else (plural_noun or noun + 's')}"
-
-
 # ---- text ----------------------------------------------------------------------------------
-
-
-def summary_line(findings: Sequence[Finding], summary: Summary) -> str:
-    errors, warnings, _ = summary.counts(findings)
-    problems = [plural(errors, "error")] + ([plural(warnings, "warning")] if warnings else [])
-    if summary.command in _VALIDATE:
-        return ", ".join([f"{plural(summary.files_seen, 'file')} validated", *problems])
-    if summary.command in _WOULD:
-        changed = f"{plural(summary.files_changed, 'file')} would change"
-        upgraded = f"{plural(summary.objects_upgraded, 'object')} would be upgraded"
-    else:
-        changed = f"{plural(summary.files_changed, 'file')} changed"
-        upgraded = f"{plural(summary.objects_upgraded, 'object')} upgraded"
-    return ", ".join([changed, upgraded, *problems]) + f" in {plural(summary.files_seen, 'file')}"
-
-
-def _rename_line(namespace: str, old: str, new: str, *, would: bool) -> str:
-    verb = "would rename" if would else "renamed"
-    where = f"{namespace}/{old}" if namespace else old
-    return f"{verb} ControllerRevision {where} -> {new}"
 
 
 def render_text(findings: Sequence[Finding], summary: Summary, *, color: bool = False) -> str:
@@ -136,8 +87,8 @@ def render_text(findings: Sequence[Finding], summary: Summary, *, color: bool = 
             token = f" {f.severity.value}:"
             text = text.replace(token, f" {_ANSI[f.severity]}{f.severity.value}{_ANSI_RESET}:", 1)
         lines.append(text)
-    would = summary.command in _WOULD
-    lines.extend(_rename_line(ns, old, new, would=would) for ns, old, new in summary.renames)
+    would = summary.command in WOULD
+    lines.extend(rename_line(ns, old, new, would=would) for ns, old, new in summary.renames)
     last = summary_line(findings, summary)
     if color:
         errors, warnings, _ = summary.counts(findings)
@@ -197,13 +148,16 @@ def render_json(findings: Sequence[Finding], summary: Summary) -> str:
         "findings": [finding_dict(f) for f in findings],
         "renames": [{"namespace": ns, "old": old, "new": new} for ns, old, new in summary.renames],
     }
+    import json  # lazy: the text report (pre-commit) does not need it
+
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
 # ---- JUnit ---------------------------------------------------------------------------------
 
-# XML 1.0 forbids most C0 controls, surrogates and U+FFFE/U+FFFF even when escaped.
-_XML_INVALID = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# XML 1.0 forbids most C0 controls, surrogates and U+FFFE/U+FFFF even when escaped. (Written as the
+# forbidden ranges: the negated class of the allowed ones costs 10 ms to compile, at every start-up.)
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _xml_text(text: str) -> str:
@@ -219,11 +173,14 @@ def _ordered_files(findings: Iterable[Finding], summary: Summary) -> list[str]:
 
 def render_junit(findings: Sequence[Finding], summary: Summary) -> str:
     """One testsuite; one testcase per file; errors become <failure>, warnings <system-out>."""
+    import xml.etree.ElementTree as ET  # lazy: only this format needs it (start-up time)
+
     files = _ordered_files(findings, summary)
     by_file: dict[str, list[Finding]] = {name: [] for name in files}
     for f in findings:
         by_file[f.file or "<stdin>"].append(f)
-    failed = sum(any(f.severity is Severity.ERROR for f in fs) for fs in by_file.values())
+    changed = set(summary.changed_files) if summary.changes_fail else set()
+    failed = sum(any(f.severity is Severity.ERROR for f in fs) or name in changed for name, fs in by_file.items())
     suite = ET.Element(
         "testsuite",
         {
@@ -248,6 +205,10 @@ def render_junit(findings: Sequence[Finding], summary: Summary) -> str:
                 },
             )
             failure.text = _xml_text("\n".join(str(f) for f in errs))
+        elif name in changed:
+            verb = "would change" if summary.command in WOULD else "changed"
+            failure = ET.SubElement(case, "failure", {"message": _xml_text(f"{name} {verb}"), "type": "changed"})
+            failure.text = _xml_text("\n".join(str(f) for f in others))
         if others:
             out = ET.SubElement(case, "system-out")
             out.text = _xml_text("\n".join(str(f) for f in others))
@@ -262,11 +223,16 @@ _SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.I
 
 
 def _is_absolute(path: str) -> bool:
+    from pathlib import PureWindowsPath  # lazy, as every SARIF-only import (start-up time)
+
     return path.startswith("/") or bool(PureWindowsPath(path).drive)
 
 
 def _artifact_uri(path: str) -> str:
     """A relative path stays relative (GitHub resolves it against the checkout); "./" is dropped."""
+    from pathlib import PurePosixPath, PureWindowsPath
+    from urllib.parse import quote
+
     posix = PureWindowsPath(path).as_posix() if "\\" in path or PureWindowsPath(path).drive else path
     if _is_absolute(path):
         return "file://" + ("" if posix.startswith("/") else "/") + quote(posix, safe="/:")
@@ -289,6 +255,7 @@ def _sarif_location(f: Finding) -> dict[str, Any]:
 def render_sarif(findings: Sequence[Finding], summary: Summary) -> str:
     """SARIF 2.1.0, fit for GitHub code scanning (relative URIs, 1-based regions)."""
     rules: dict[str, dict[str, Any]] = {}
+    changed_files = set(summary.changed_files) if summary.changes_fail else set()
     for f in findings:
         rules.setdefault(
             f.code,
@@ -297,17 +264,24 @@ def render_sarif(findings: Sequence[Finding], summary: Summary) -> str:
                 "name": "".join(part.capitalize() for part in re.split(r"[^0-9A-Za-z]+", f.code)) or f.code,
                 "shortDescription": {"text": f.code},
                 "fullDescription": {"text": f.message},
-                "defaultConfiguration": {"level": _SARIF_LEVEL[f.severity]},
+                "defaultConfiguration": {
+                    "level": "error"
+                    if f.severity is Severity.INFO and f.file in changed_files
+                    else _SARIF_LEVEL[f.severity]
+                },
                 "properties": {"tags": [TOOL_NAME]},
             },
         )
     index = {code: i for i, code in enumerate(rules)}
+    changed = set(summary.changed_files) if summary.changes_fail else set()
     results = []
     for f in findings:
+        # levels follow the exit code: a change that fails the run is an error, like the run
+        level = "error" if f.severity is Severity.INFO and f.file in changed else _SARIF_LEVEL[f.severity]
         result: dict[str, Any] = {
             "ruleId": f.code,
             "ruleIndex": index[f.code],
-            "level": _SARIF_LEVEL[f.severity],
+            "level": level,
             "message": {"text": f.message},
         }
         if f.file:
@@ -336,6 +310,8 @@ def render_sarif(findings: Sequence[Finding], summary: Summary) -> str:
         "results": results,
     }
     document = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+    import json  # lazy: the text report (pre-commit) does not need it
+
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -383,3 +359,12 @@ def krm_results(findings: Sequence[Finding]) -> list[dict[str, Any]]:
         result["tags"] = {"code": f.code}
         out.append(result)
     return out
+
+
+RENDERERS: dict[str, Callable[[Sequence[Finding], Summary], str]] = {
+    "text": render_text,
+    "json": render_json,
+    "junit": render_junit,
+    "sarif": render_sarif,
+    "markdown": render_markdown,
+}

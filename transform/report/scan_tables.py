@@ -6,7 +6,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from transform.kubevirt import releases
+from transform.kubevirt import apis, releases
+from transform.pipeline.api_inventory import group_uses
 from transform.pipeline.inventory import ERAS, Doc, Scan
 from transform.report.formats import finding_dict
 
@@ -39,8 +40,10 @@ def to_dict(scan: Scan) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "target": releases.text(scan.target),
+        "target_cdi": releases.text(scan.target_cdi),
         "exit_code": scan.exit_code,
         "files": {"seen": scan.files_seen, "candidates": scan.candidates, "kubevirt": len(scan.files)},
+        "apis": group_uses(scan.apis),
         "objects": _group(scan.objects),
         "revisions": [
             {
@@ -114,14 +117,69 @@ def _files_text(files: list[str], limit: int = 3) -> str:
     return ", ".join(files[:limit]) + more
 
 
+_STATE = {
+    "served": "-",
+    "kept": "-",
+    "deprecated": "DEPRECATED",
+    "unserved": "NOT SERVED",
+    "removed": "REMOVED",
+    "not-yet": "NOT YET SERVED",
+    "legacy": "NOT UPGRADABLE",
+}
+
+
+def _api_tables(d: dict[str, Any], scan: Scan) -> list[str]:
+    """Per group/version/kind, then per object that needs attention (pluto's columns)."""
+    out = [f"API versions on KubeVirt {d['target']} / CDI {d['target_cdi']}:"]
+    out += _table(
+        ["KIND", "VERSION", "COUNT", "ON TARGET", "REPLACEMENT", "DEPRECATED", "REMOVED", "FILES"],
+        [
+            [
+                g["kind"],
+                g["apiVersion"],
+                g["count"],
+                _STATE[g["status"]],
+                g["replacement"] or "-",
+                g["deprecated_in"] or "-",
+                g["removed_in"] or "-",
+                _files_text(g["files"]),
+            ]
+            for g in d["apis"]
+        ],
+    )
+    attention = [u for u in scan.apis if u.replacement or u.status not in ("served", "kept")]
+    if attention:
+        out += ["", f"Objects to upgrade or replace ({len(attention)}):"]
+        out += _table(
+            ["NAME", "KIND", "VERSION", "REPLACEMENT", "REMOVED", "DEPRECATED", "BREAKS", "FILE"],
+            [
+                [
+                    (u.namespace + "/" if u.namespace else "") + (u.name or "-"),
+                    u.kind,
+                    u.api_version,
+                    u.replacement or "-",
+                    str(u.status in ("removed", "unserved")).lower(),
+                    str(
+                        u.status == "deprecated" or bool(u.deprecated_in and u.status in ("removed", "unserved"))
+                    ).lower(),
+                    "yes" if u.breaks else "no",
+                    f"{u.file}:{u.line}",
+                ]
+                for u in attention
+            ],
+        )
+    return out
+
+
 def render_text(scan: Scan) -> str:
     d = to_dict(scan)
     out = [
-        f"KubeVirt instancetype scan (target KubeVirt {d['target']}): {d['files']['seen']} files, "
+        f"KubeVirt scan (target KubeVirt {d['target']}, CDI {d['target_cdi']}): {d['files']['seen']} files, "
         f"{d['files']['candidates']} candidates, {d['files']['kubevirt']} with KubeVirt documents",
         "",
     ]
-    out += ["Objects:"] + _table(
+    out += _api_tables(d, scan)
+    out += ["", "Instance types and preferences:"] + _table(
         ["KIND", "API VERSION", "COUNT", "FILES"],
         [[g["kind"], g["apiVersion"], g["count"], _files_text(g["files"])] for g in d["objects"]],
     )
@@ -147,10 +205,11 @@ def render_text(scan: Scan) -> str:
             for v in d["vms"]["items"]
         ],
     )
-    if d["other"]:
+    other = [g for g in d["other"] if apis.group_of(g["apiVersion"]) is None]  # the others are listed above
+    if other:
         out += ["", "Other KubeVirt documents:"] + _table(
             ["KIND", "API VERSION", "COUNT", "FILES"],
-            [[g["kind"], g["apiVersion"], g["count"], _files_text(g["files"])] for g in d["other"]],
+            [[g["kind"], g["apiVersion"], g["count"], _files_text(g["files"])] for g in other],
         )
     out += ["", f"Dangling references ({len(d['dangling'])}): a VM names a revision not in the inputs"]
     out += _table(

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from transform.yamltext import emit
 from transform.yamltext.emit import Style
@@ -149,9 +149,31 @@ class Planner:
     def _scalar(self, value: Any, like: Node | None) -> str:
         return emit.scalar(value, self.style, emit.quote_of(like) if like is not None else None)
 
+    def _renamed(self, node: MappingNode, old: dict, new: dict, removed: list, added: dict) -> list[Edit] | None:
+        """One scalar key replaced by another at the same position (`running: true` ->
+        `runStrategy: Always`): both scalars rewritten in place, so the line and its comment stay."""
+        if len(removed) != 1 or len(added) != 1 or list(old).index(removed[0]) != list(new).index(next(iter(added))):
+            return None
+        ((new_key, value),) = added.items()
+        hits = [(k, v) for k, v in node.value if isinstance(k, ScalarNode) and k.value == removed[0]]
+        if len(hits) != 1 or not isinstance(hits[0][1], ScalarNode) or isinstance(value, (dict, list)):
+            return None
+        k, v = hits[0]
+        if v.end_mark.index == v.start_mark.index or "\n" in self.text[v.start_mark.index : v.end_mark.index]:
+            return None
+        return [
+            Edit(k.start_mark.index, k.end_mark.index, self._scalar(new_key, k)),
+            Edit(v.start_mark.index, v.end_mark.index, self._scalar(value, v)),
+        ]
+
     def _diff_mapping(self, node: MappingNode, old: dict, new: dict, flow: bool) -> list[Edit]:
         removed = [k for k in old if k not in new]
         added = {k: v for k, v in new.items() if k not in old}
+        renamed = self._renamed(node, old, new, removed, added) if removed and added else None
+        if renamed is not None:
+            rest = {k: v for k, v in new.items() if k not in added}
+            base = {k: v for k, v in old.items() if k not in removed}
+            return renamed + self._diff_mapping(node, base, rest, flow) if rest != base else renamed
         if not new or (len(removed) == len(old) and added):
             return [self._replace(node, new, flow)]
         edits: list[Edit] = []
@@ -208,7 +230,7 @@ class Planner:
     def _block_after_key(self, k: Node, v: Node, new: Any) -> Edit:
         """`key: scalar  # c` -> `key:  # c` + a block below, at the mapping's indentation."""
         col = k.start_mark.column
-        indent = col + (self.style.unit if isinstance(new, dict) or self.style.seq_indent else 0)
+        indent = col + (self.style.unit if isinstance(new, dict) else self.style.offset)
         end = self.content_end(v) if v.end_mark.index > v.start_mark.index else v.end_mark.index
         end, kept = self._through_comment(k.end_mark.index, end, [v])
         head = ":" + ("  " + kept[0] if kept else "")

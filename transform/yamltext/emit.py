@@ -1,15 +1,28 @@
-"""Write plain values as YAML or JSON text in a file's own style (only for new nodes)."""
+"""Write new nodes as YAML or JSON text in a file's own style.
+
+Only new nodes are written here (a base64 wrapper becoming an object, added labels, inserted keys);
+everything else is edited in place (`edits.py`). Block YAML comes from ruamel.yaml's emitter set to the
+document's detected style (`detect_style`: mapping indent, sequence dash offset, preferred quote). A new
+scalar is plain only when Kubernetes reads the plain text back as the same string (the Kubernetes
+resolver) and no YAML 1.1 reader takes it for a timestamp or a base-60 number; otherwise it is quoted.
+JSON documents are written with the json module.
+"""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.emitter import Emitter
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.representer import SafeRepresenter
+from ruamel.yaml.serializer import Serializer
+from ruamel.yaml.tag import Tag
 
-from transform.yamltext.nodes import resolve_tag
+from transform.yamltext.resolver import TIMESTAMP, KubernetesResolver
 
 
 @dataclass(frozen=True)
@@ -21,6 +34,14 @@ class Style:
     seq_indent: bool = False  # `key:\n  - a` (True) or `key:\n- a` (kubectl's style)
     compact_json: bool = False  # JSON written on one line (Velero items)
     newline: str = "\n"
+    dash_offset: int = -1  # columns from a key to the `-` of its block sequence (-1: `unit` if seq_indent, else 0)
+    quote: str = '"'  # the quote of new quoted scalars: the file's most used one (kubectl writes `"`)
+
+    @property
+    def offset(self) -> int:
+        if self.dash_offset >= 0:
+            return self.dash_offset
+        return self.unit if self.seq_indent else 0
 
 
 def detect_style(text: str, root: Node, newline: str) -> Style:
@@ -34,37 +55,121 @@ def detect_style(text: str, root: Node, newline: str) -> Style:
             if m:
                 unit = len(m.group(1).expandtabs()) - root.start_mark.column or 2
         return Style(json=True, unit=unit, compact_json=compact, newline=newline)
-    unit, seq_indent = 0, None
+    unit, offset = 0, -1
+    quotes = {"'": 0, '"': 0}
+    seen: set[int] = set()
     stack: list[Node] = [root]
-    while stack and (not unit or seq_indent is None):
+    while stack:
         node = stack.pop()
-        if isinstance(node, MappingNode) and not node.flow_style:
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ScalarNode):
+            if node.style in quotes:
+                quotes[node.style] += 1
+        elif isinstance(node, MappingNode):
             for k, v in node.value:
-                if isinstance(v, MappingNode) and not v.flow_style and v.value and not unit:
+                if not node.flow_style and not getattr(v, "flow_style", True) and v.value:
                     d = v.start_mark.column - k.start_mark.column
-                    if d > 0:
+                    if isinstance(v, MappingNode) and not unit and d > 0:
                         unit = d
-                if isinstance(v, SequenceNode) and not v.flow_style and v.value and seq_indent is None:
-                    seq_indent = v.start_mark.column > k.start_mark.column
-                stack.append(v)
-        elif isinstance(node, SequenceNode) and not node.flow_style:
+                    elif isinstance(v, SequenceNode) and offset < 0 and d >= 0:
+                        offset = d
+                stack.extend((k, v))
+        elif isinstance(node, SequenceNode):
             stack.extend(node.value)
-    return Style(unit=unit or 2, seq_indent=bool(seq_indent), newline=newline)
+    quote = "'" if quotes["'"] > quotes['"'] else '"'
+    return Style(unit=unit or 2, seq_indent=offset > 0, dash_offset=offset, quote=quote, newline=newline)
 
 
+class WriterResolver(KubernetesResolver):
+    """Kubernetes' resolver, plus the plain scalars that YAML 1.1 readers take for something else
+    (timestamps, base-60 numbers, `=`, `<<`, `._`): a writer quotes those too, as
+    kubernetes-yaml-scalars.md advises, so every reader gets the string."""
+
+    TAGS = {**KubernetesResolver.TAGS, TIMESTAMP: Tag(suffix=TIMESTAMP)}
+
+
+_OTHER_READERS = re.compile(
+    r"""^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}                                # a date
+    |[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:.*   # a timestamp
+    |[-+]?[0-9][0-9_]*(?::[0-9_]+)+(?:\.[0-9_]*)?                   # base 60
+    |=|<<|\._.*)$""",
+    re.X,
+)
+WriterResolver.yaml_implicit_resolvers = {k: list(v) for k, v in KubernetesResolver.yaml_implicit_resolvers.items()}
+for _first in [*"0123456789-+=<."]:  # tried first: to Kubernetes these plain texts are strings anyway
+    WriterResolver.yaml_implicit_resolvers.setdefault(_first, []).insert(0, (TIMESTAMP, _OTHER_READERS))
+_WRITER = WriterResolver()
 _INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
 
 
 def plain_ok(s: str) -> bool:
-    """True when `s` written plain reads back as the same string in YAML 1.1 (Kubernetes)."""
+    """True when `s` written plain reads back as the same string, to Kubernetes and to YAML 1.1 readers."""
     if not s or s != s.strip() or s[0] in _INDICATORS or s.endswith(":"):
         return False
     if ": " in s or " #" in s or "\t" in s or not s.isprintable():
         return False
-    return resolve_tag(s) == "tag:yaml.org,2002:str"
+    return _WRITER.resolve(ScalarNode, s, (True, False)) is _WRITER.DEFAULT_SCALAR_TAG
+
+
+class _StyledEmitter(Emitter):
+    """ruamel's emitter, using the file's preferred quote where it would pick single quotes."""
+
+    preferred_quote = '"'
+
+    def choose_scalar_style(self) -> Any:
+        style = super().choose_scalar_style()
+        if style == "'" and self.preferred_quote == '"':
+            return '"'
+        return style
+
+
+class _Representer(SafeRepresenter):
+    """Plain data; never an anchor (a dict used twice is written twice)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+class _Dumper(_StyledEmitter, Serializer, _Representer, WriterResolver):
+    """ruamel.yaml's emitter, serializer and representer with the writer's resolver, in the file's style."""
+
+    def __init__(self, stream: io.StringIO, style: Style) -> None:
+        _StyledEmitter.__init__(
+            self,
+            stream,
+            indent=style.unit,
+            width=1 << 30,  # never fold a long string
+            allow_unicode=True,
+            line_break="\n",
+            block_seq_indent=style.offset,
+            dumper=self,
+        )
+        self.best_map_indent = style.unit
+        self.best_sequence_indent = style.offset + 2
+        self.preferred_quote = style.quote
+        Serializer.__init__(self, dumper=self)
+        _Representer.__init__(self, default_flow_style=False, dumper=self)
+        self.sort_base_mapping_type_on_output = False  # keys in their order
+        WriterResolver.__init__(self, loadumper=self)
+
+
+def block(value: Any, indent: int, style: Style) -> list[str]:
+    """Lines (no newlines) of a non-empty mapping or sequence with its keys (or dashes) at column `indent`."""
+    out = io.StringIO()
+    dumper = _Dumper(out, style)
+    dumper.open()
+    dumper.represent(value)
+    dumper.close()
+    cut = style.offset if isinstance(value, list) else 0  # ruamel indents a top-level sequence by the offset
+    pad = " " * indent
+    return [pad + line[cut:] for line in out.getvalue().rstrip("\n").split("\n")]
 
 
 def scalar(value: Any, style: Style, quote: str | None = None) -> str:
+    """One scalar written in place: plain when that reads back the same, else in `quote` (the replaced
+    node's quote) or the file's preferred one."""
     if style.json:
         return json.dumps(value, ensure_ascii=False)
     if value is None:
@@ -76,10 +181,10 @@ def scalar(value: Any, style: Style, quote: str | None = None) -> str:
     if isinstance(value, (int, float)):
         return json.dumps(value)
     s = str(value)
-    if quote == "'" and "\n" not in s and s.isprintable():
-        return "'" + s.replace("'", "''") + "'"
-    if quote != '"' and plain_ok(s):
+    if quote is None and plain_ok(s):
         return s
+    if (quote or style.quote) == "'" and "\n" not in s and s.isprintable():
+        return "'" + s.replace("'", "''") + "'"
     return json.dumps(s, ensure_ascii=False)
 
 
@@ -89,34 +194,6 @@ def empty(value: Any) -> str | None:
     if value == [] and isinstance(value, list):
         return "[]"
     return None
-
-
-def block(value: Any, indent: int, style: Style) -> list[str]:
-    """Lines (no newlines) for a non-empty mapping or sequence at column `indent`."""
-    pad = " " * indent
-    lines: list[str] = []
-    if isinstance(value, dict):
-        for k, v in value.items():
-            key = scalar(str(k), style)
-            if isinstance(v, dict) and v:
-                lines.append(f"{pad}{key}:")
-                lines.extend(block(v, indent + style.unit, style))
-            elif isinstance(v, list) and v:
-                lines.append(f"{pad}{key}:")
-                lines.extend(block(v, indent + (style.unit if style.seq_indent else 0), style))
-            else:
-                lines.append(f"{pad}{key}: {empty(v) or scalar(v, style)}")
-        return lines
-    for item in value:
-        if isinstance(item, dict) and item:
-            sub = block(item, indent + 2, style)
-            lines.append(f"{pad}- {sub[0].lstrip()}")
-            lines.extend(sub[1:])
-        elif isinstance(item, list) and item:
-            lines.append(f"{pad}- {json.dumps(item, ensure_ascii=False)}")
-        else:
-            lines.append(f"{pad}- {empty(item) or scalar(item, style)}")
-    return lines
 
 
 def flow(value: Any, style: Style, indent: int = 0) -> str:

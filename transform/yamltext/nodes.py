@@ -1,48 +1,94 @@
-"""Parse YAML/JSON documents once, with positions, as Kubernetes reads them (YAML 1.1).
+"""Parse YAML/JSON documents once, with positions, as Kubernetes reads them.
 
-libyaml (PyYAML's C composer) gives every node a character span in the original text at
-10-20 MB/s; ruamel's round trip is 20-40x slower and has no C parser in 0.19. The node tree
-is used to locate edits and findings; `to_plain` gives the JSON-shaped value that the
-conversion rules and the validators see.
+ruamel.yaml composes each document through libyaml's C parser (`ruamel.yaml.clib`) into nodes with
+`start_mark`/`end_mark` (`index`, `line`, `column`), `style` and `flow_style`, at 10-20 MB/s; the
+Kubernetes resolver (`resolver.py`) tags the plain scalars as sigs.k8s.io/yaml does. Without the C
+extension ruamel's pure-Python parser gives the same nodes, slower (`INSTANCETYPE_UPGRADE_YAML_PARSER=pure`
+forces it). The node tree is used to locate edits and findings; `Document.value` is the JSON-shaped
+value that the conversion rules and the validators see (JSON documents are read by the json module).
+
+This module imports ruamel.yaml: import it (and edits, emit, nodepath) lazily, when a file is a
+candidate, so that a run over irrelevant files never loads the YAML library (start-up speed).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from typing import Any
 
-import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-_Base: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from transform.yamltext import resolver, values
+from transform.yamltext.pureparser import PureLoader
+from transform.yamltext.resolver import KubernetesResolver
+from transform.yamltext.values import MAX_DEPTH, MAX_EXPANDED_NODES, ParseError
+
+try:
+    from _ruamel_yaml import CParser  # ruamel.yaml.clib: libyaml's C parser
+except ImportError:  # no wheel for this Python: the pure-Python parser below
+    CParser = None
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_EXPANDED_NODES",
+    "Document",
+    "MappingNode",
+    "Node",
+    "ParseError",
+    "ScalarNode",
+    "SequenceNode",
+    "compose",
+    "parse",
+]
+
+PARSER_ENV = "INSTANCETYPE_UPGRADE_YAML_PARSER"  # "pure" forces ruamel's pure-Python parser
 
 
-class _Loader(_Base):
-    """libyaml composer + YAML 1.1 resolution as go-yaml (Kubernetes) does it: `y`/`n` are booleans."""
+if CParser is not None:
+
+    class CLoader(CParser, KubernetesResolver):
+        """libyaml's scanner, parser and composer (in C), with the Kubernetes resolver."""
+
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            KubernetesResolver.__init__(self, loadumper=self)
+
+    _LOADERS: dict[str, type] = {"libyaml": CLoader, "pure": PureLoader}
+else:
+    _LOADERS = {"pure": PureLoader}
+
+_loader: type = _LOADERS["pure" if os.environ.get(PARSER_ENV) == "pure" else next(iter(_LOADERS))]
 
 
-_Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:y|Y|n|N)$"), list("yYnN"))
-_RESOLVER = _Loader.__new__(_Loader)
+def parser_name() -> str:
+    """Which parser composes: `libyaml` (ruamel.yaml.clib, C) or `pure` (ruamel.yaml's Python parser)."""
+    return "libyaml" if _loader is _LOADERS.get("libyaml") else "pure"
+
+
+def parser_description() -> str:
+    """One line for `--debug`: which YAML parser composes, and why."""
+    if parser_name() == "libyaml":
+        return "YAML parser: libyaml (ruamel.yaml.clib C extension)"
+    why = f"{PARSER_ENV}=pure" if "libyaml" in _LOADERS else "ruamel.yaml.clib is not installed"
+    return f"YAML parser: ruamel.yaml pure Python ({why}; slower, same results)"
+
+
+def use_parser(name: str) -> str:
+    """Select the parser (`libyaml` or `pure`) for this process; returns the previous one (for tests)."""
+    global _loader
+    previous = parser_name()
+    if name not in _LOADERS:
+        raise ValueError(f"YAML parser {name!r} is not available here (have: {', '.join(_LOADERS)})")
+    _loader = _LOADERS[name]
+    return previous
 
 
 def resolve_tag(plain: str) -> str:
-    """The tag a plain (unquoted) scalar gets in Kubernetes' YAML 1.1 reading."""
-    return _RESOLVER.resolve(ScalarNode, plain, (True, False))
-
-
-MAX_DEPTH = 200  # the schema validator (jsonschema_rs) gives up at ~256 levels; Python recursion at ~490
-MAX_EXPANDED_NODES = 2_000_000
-
-
-class ParseError(Exception):
-    """The text is not YAML we can read; line/column are 1-based (0 = unknown)."""
-
-    def __init__(self, message: str, line: int = 0, column: int = 0) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.column = column
+    """The tag a plain (unquoted) scalar gets when Kubernetes reads it."""
+    return resolver.resolve_plain(plain)
 
 
 class Document:
@@ -72,24 +118,8 @@ class Document:
     def duplicates(self) -> list[tuple[tuple[Any, ...], Node]]:
         if self._duplicates is None:
             self._duplicates = []
-            _duplicates(self.root, (), self._duplicates)
+            values.duplicates(self.root, (), self._duplicates)
         return self._duplicates
-
-
-_STR = "tag:yaml.org,2002:str"
-_TIMESTAMP = "tag:yaml.org,2002:timestamp"
-
-
-class _Constructor(yaml.constructor.SafeConstructor):
-    """Safe constructor that keeps timestamps as the strings Kubernetes sees."""
-
-    bool_values = {**yaml.constructor.SafeConstructor.bool_values, "y": True, "n": False}
-
-
-_Constructor.add_constructor(_TIMESTAMP, yaml.constructor.SafeConstructor.construct_yaml_str)  # type: ignore[type-var]
-_Constructor.add_constructor(  # type: ignore[type-var]
-    "tag:yaml.org,2002:binary", yaml.constructor.SafeConstructor.construct_yaml_str
-)
 
 
 def _check_depth(text: str) -> None:
@@ -105,179 +135,43 @@ def _check_depth(text: str) -> None:
             worst = max(worst, depth)
         if worst > MAX_DEPTH:
             raise ParseError(f"nesting deeper than {MAX_DEPTH} levels; refusing to parse")
-    if (" " * (MAX_DEPTH * 2) in text and re.search(rf"^ {{{MAX_DEPTH * 2},}}\S", text, re.M)) or (
+    if (" " * (MAX_DEPTH * 2) in text and re.search(rf"(?<![^\r\n]) {{{MAX_DEPTH * 2},}}\S", text)) or (
         text.count("-") > MAX_DEPTH and re.search(rf"(?:-[ \t]+){{{MAX_DEPTH},}}", text)
     ):
         raise ParseError(f"nesting deeper than {MAX_DEPTH} levels; refusing to parse")
-
-
-def _expanded_size(root: Node) -> int:
-    """Number of nodes after alias expansion, computed without expanding (billion laughs)."""
-    memo: dict[int, int] = {}
-    stack: list[tuple[Node, bool]] = [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        key = id(node)
-        if key in memo and not done:
-            continue
-        if isinstance(node, ScalarNode):
-            memo[key] = 1
-            continue
-        children: list[Node] = (
-            [n for pair in node.value for n in pair] if isinstance(node, MappingNode) else list(node.value)
-        )
-        if not done:
-            memo[key] = -1  # in progress: exactly the nodes on the path from the root to this one
-            if any(memo.get(id(c)) == -1 for c in children):
-                raise ParseError(
-                    "recursive alias: a node contains itself (Kubernetes rejects it too)",
-                    node.start_mark.line + 1,
-                    node.start_mark.column + 1,
-                )
-            stack.append((node, True))
-            stack.extend((c, False) for c in children if id(c) not in memo)
-        else:
-            total = 1 + sum(max(memo.get(id(c), 1), 1) for c in children)
-            memo[key] = min(total, MAX_EXPANDED_NODES + 1)
-    return memo.get(id(root), 1)
-
-
-def _node_depth(root: Node) -> int:
-    """Nesting depth of the composed tree, iteratively; an alias (a node seen before) is not re-entered."""
-    worst = 0
-    seen: set[int] = set()
-    stack: list[tuple[Node, int]] = [(root, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        worst = max(worst, depth)
-        if isinstance(node, MappingNode):
-            stack.extend((n, depth + 1) for pair in node.value for n in pair)
-        elif isinstance(node, SequenceNode):
-            stack.extend((n, depth + 1) for n in node.value)
-    return worst
-
-
-def _duplicates(
-    node: Node, path: tuple[Any, ...], out: list[tuple[tuple[Any, ...], Node]], seen: set[int] | None = None
-) -> None:
-    seen = set() if seen is None else seen
-    if id(node) in seen:  # an alias: already checked where it was defined (and never expanded: billion laughs)
-        return
-    seen.add(id(node))
-    if isinstance(node, MappingNode):
-        keys: set[str] = set()
-        for k, v in node.value:
-            key = k.value if isinstance(k, ScalarNode) else None
-            if key is not None:
-                if key in keys:
-                    out.append((path + (key,), k))
-                keys.add(key)
-            _duplicates(v, path + (key,), out, seen)
-    elif isinstance(node, SequenceNode):
-        for i, item in enumerate(node.value):
-            _duplicates(item, path + (i,), out, seen)
-
-
-def _plain_keys(value: Any) -> Any:
-    """JSON shape: string keys (YAML 1.1 `on:` is a bool key; Kubernetes stringifies it)."""
-    if isinstance(value, dict):
-        return {
-            (k if isinstance(k, str) else ("true" if k is True else "false" if k is False else str(k))): (
-                _plain_keys(v)
-            )
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [_plain_keys(v) for v in value]
-    return value
 
 
 def compose(text: str) -> Node | None:
     """Compose one document's text (no `---` splitting here) into a node tree."""
     _check_depth(text)
     try:
-        root = yaml.compose(text, Loader=_Loader)
-    except yaml.MarkedYAMLError as exc:
+        root = _loader(text).get_single_node()
+    except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         msg = " ".join(p for p in (exc.context, exc.problem) if p)
         raise ParseError(
             f"invalid YAML: {msg}", (mark.line + 1) if mark else 0, (mark.column + 1) if mark else 0
         ) from None
-    except yaml.YAMLError as exc:
-        raise ParseError(f"invalid YAML: {exc}") from None
+    except YAMLError as exc:
+        raise ParseError(f"invalid YAML: {' '.join(str(exc).split())}") from None
     return root
 
 
 def construct(root: Node) -> Any:
-    if _expanded_size(root) > MAX_EXPANDED_NODES:
+    """The value of a tree that may hold aliases: limits first (alias bombs, recursion, depth)."""
+    if values.expanded_size(root) > MAX_EXPANDED_NODES:
         raise ParseError(
             f"aliases expand to more than {MAX_EXPANDED_NODES} nodes (a 'billion laughs' document?)",
             root.start_mark.line + 1,
             root.start_mark.column + 1,
         )
-    try:
-        value = _Constructor().construct_document(root)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        raise ParseError(
-            f"invalid YAML: {exc.problem}", (mark.line + 1) if mark else 0, (mark.column + 1) if mark else 0
-        ) from None
-    except (TypeError, ValueError, RecursionError) as exc:
-        raise ParseError(f"invalid YAML value: {exc}") from None
-    return _plain_keys(value)
-
-
-class _Slow(Exception):
-    """The fast converter met something it leaves to PyYAML's constructor (merge keys, odd tags)."""
-
-
-_FAST = _Constructor()
-_STR_TAG, _MAP_TAG, _SEQ_TAG = _STR, "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
-_SCALARS: dict[str, Any] = {
-    _STR: lambda n: n.value,
-    _TIMESTAMP: lambda n: n.value,
-    "tag:yaml.org,2002:binary": lambda n: n.value,
-    "tag:yaml.org,2002:null": lambda n: None,
-    "tag:yaml.org,2002:bool": lambda n: _Constructor.bool_values[n.value.lower()],
-    "tag:yaml.org,2002:int": _FAST.construct_yaml_int,
-    "tag:yaml.org,2002:float": _FAST.construct_yaml_float,
-}
-
-
-def _key(value: Any) -> str:
-    return value if isinstance(value, str) else "true" if value is True else "false" if value is False else str(value)
-
-
-def _fast(node: Node, depth: int, dup_maps: list[Node]) -> Any:
-    """Plain value of an alias-free tree: one pass, depth-limited, duplicate keys noticed."""
-    if depth > MAX_DEPTH:
+    if values.node_depth(root) > MAX_DEPTH:
         raise ParseError(
             f"nesting deeper than {MAX_DEPTH} levels; refusing to parse",
-            node.start_mark.line + 1,
-            node.start_mark.column + 1,
+            root.start_mark.line + 1,
+            root.start_mark.column + 1,
         )
-    if isinstance(node, ScalarNode):
-        conv = _SCALARS.get(node.tag)
-        if conv is None:
-            raise _Slow
-        return conv(node)
-    if isinstance(node, SequenceNode):
-        if node.tag != _SEQ_TAG:
-            raise _Slow
-        return [_fast(n, depth + 1, dup_maps) for n in node.value]
-    if node.tag != _MAP_TAG:
-        raise _Slow
-    out: dict[str, Any] = {}
-    for k, v in node.value:
-        if not isinstance(k, ScalarNode) or k.tag == "tag:yaml.org,2002:merge":
-            raise _Slow
-        out[_key(_fast(k, depth + 1, dup_maps))] = _fast(v, depth + 1, dup_maps)
-    if len(out) < len(node.value):
-        dup_maps.append(node)
-    return out
+    return values.to_value(root)[0]
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -291,11 +185,17 @@ class _Duplicate(Exception):
     pass
 
 
+# YAML 1.1's printable set: what the composer accepts (json.loads also takes DEL and C1 controls)
+_NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
 def _json(text: str) -> Document | None:
     """A JSON object document, without composing it; None when it is not plain JSON."""
     stripped = text.strip()
     if not (stripped.startswith("{") and stripped.endswith("}")) or "\t" in text or "\\/" in text:
         return None  # JSON that YAML reads differently (tabs, `\/`) takes the YAML path
+    if _NOT_PRINTABLE.search(text):
+        return None  # a character YAML refuses (DEL, C0/C1 controls): the YAML path says so, with its position
     try:
         value = json.loads(stripped, object_pairs_hook=_pairs)
     except _Duplicate:
@@ -326,32 +226,20 @@ def _json_depth(text: str) -> int:
 
 
 def parse(text: str) -> Document | None:
+    """Parse one document: JSON by the json module, YAML composed with positions; None when empty."""
     doc = _json(text)
     if doc is not None:
         return doc
     root = compose(text)
     if root is None:
         return None
-    if "&" not in text:  # no anchors, so no aliases: the one-pass converter is exact
-        dup_maps: list[Node] = []
-        try:
-            value = _fast(root, 1, dup_maps)
-        except _Slow:
-            pass
-        except (ValueError, TypeError, KeyError) as exc:
-            raise ParseError(f"invalid YAML value: {exc}") from None
-        else:
-            dups: list[tuple[tuple[Any, ...], Node]] = []
-            if dup_maps:
-                _duplicates(root, (), dups)
-            return Document(root, value, dups)
-    if _node_depth(root) > MAX_DEPTH:
-        raise ParseError(
-            f"nesting deeper than {MAX_DEPTH} levels; refusing to parse",
-            root.start_mark.line + 1,
-            root.start_mark.column + 1,
-        )
-    value = construct(root)  # first: it refuses alias bombs before anything walks the tree
-    dups = []
-    _duplicates(root, (), dups)
+    if "&" in text:  # anchors, so maybe aliases: check the limits on the tree before building the value
+        value = construct(root)
+        dup_maps = [root]  # cheap enough next to the checks above: look for duplicate keys everywhere
+    else:
+        value, found = values.to_value(root)
+        dup_maps = list(found)
+    dups: list[tuple[tuple[Any, ...], Node]] = []
+    if dup_maps:
+        values.duplicates(root, (), dups)
     return Document(root, value, dups)

@@ -1,0 +1,149 @@
+"""Options are declared once, become one Settings record, and mean the same in every command."""
+
+from __future__ import annotations
+
+import pathlib
+
+import click
+import pytest
+import tomllib
+from click.testing import CliRunner
+
+from transform.cli import main as main_module
+from transform.cli import options
+from transform.kubevirt import releases
+from transform.model.settings import Settings
+from transform.report import formats
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+OLD = "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachinePreference\nmetadata:\n  name: p\nspec: {}\n"
+RESOURCE_LIST = """\
+apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: instancetype.kubevirt.io/v1alpha1
+  kind: VirtualMachinePreference
+  metadata:
+    name: p
+  spec: {}
+"""
+
+
+def invoke(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main_module.cli, list(args), input=stdin)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_one_default_release() -> None:
+    assert Settings().target == releases.LATEST
+
+
+def test_every_format_has_a_renderer() -> None:
+    assert set(options.FORMATS) == set(formats.RENDERERS)
+
+
+def test_every_option_lands_in_settings() -> None:
+    s = options.settings({"rename": True, "target": (1, 7), "jobs": 2, "fmt": "json", "unrelated": 1})
+    assert s == Settings(rename=True, target=(1, 7), jobs=2, fmt="json")
+    assert options.settings({"target": None}).target == releases.LATEST
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["fix", "{tree}"],
+        ["check", "{tree}"],
+        ["diff", "{tree}"],
+        ["validate", "{tree}"],
+        ["scan", "{tree}"],
+        ["backup", "{tree}/x.tar.gz", "--check"],
+        ["krm"],
+    ],
+)
+def test_target_kubevirt_is_parsed_the_same_everywhere(argv: list[str], tmp_path: pathlib.Path) -> None:
+    args = [a.replace("{tree}", str(tmp_path)) for a in argv]
+    code, _out, err = invoke(*args, "--target-kubevirt", "banana", stdin=RESOURCE_LIST)
+    assert code == 2 and "not a KubeVirt release: 'banana'" in err, err
+    code, _out, err = invoke(*args, "--target-kubevirt", "2.3", stdin=RESOURCE_LIST)
+    assert "KubeVirt 2.3 is newer than the newest release this tool knows (1.9)" in err, err
+
+
+def test_krm_function_config_reads_the_same_target_parser() -> None:
+    from transform.integrations import krm
+
+    settings, found = krm.options({"kind": "ConfigMap", "data": {"target-kubevirt": "v1.7.2"}}, Settings())
+    assert settings.target == (1, 7) and not found
+    settings, found = krm.options({"kind": "ConfigMap", "data": {"target-kubevirt": "banana"}}, Settings())
+    assert found and "not a KubeVirt release" in found[0].message
+
+
+def test_krm_function_config_keeps_every_other_setting() -> None:
+    """functionConfig overrides what it names and nothing else (it used to rebuild Settings by hand)."""
+    from transform.integrations import krm
+
+    base = Settings(modernize=True, max_document_bytes=123, rename=True)
+    settings, _ = krm.options({"kind": "ConfigMap", "data": {"strict": "true"}}, base)
+    assert settings == Settings(modernize=True, max_document_bytes=123, rename=True, strict=True)
+
+
+def test_no_import_cycle_in_cli() -> None:
+    """cmd_* modules never import cli.main (which imports them)."""
+    for path in (ROOT / "transform" / "cli").glob("*.py"):
+        if path.name != "main.py":
+            assert "cli.main" not in path.read_text(), path
+
+
+def test_exit_codes_defined_once() -> None:
+    for path in (ROOT / "transform").rglob("*.py"):
+        if path.name != "exits.py":
+            assert "EXIT_OK, EXIT_CHANGED" not in path.read_text().replace("import EXIT_OK, EXIT_CHANGED", ""), path
+            assert "= 0, 1, " not in path.read_text(), path
+
+
+def test_configuration_from_pyproject(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.instancetype-upgrade]\nexclude = ["exported"]\ntarget-kubevirt = "1.7"\n'
+        '[tool.instancetype-upgrade.check]\nformat = "json"\n'
+    )
+    (tmp_path / "exported").mkdir()
+    (tmp_path / "exported" / "old.yaml").write_text(OLD)
+    (tmp_path / "kept.yaml").write_text(OLD)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = invoke("check", ".")
+    assert code == 1
+    import json
+
+    report = json.loads(out)  # format = "json" from the check table
+    assert report["summary"]["files_seen"] == 1  # exported/ excluded by the shared table
+    code, out, _ = invoke("check", ".", "--format", "text")  # the command line wins
+    assert "1 file would change" in out
+
+
+def test_configuration_typo_is_a_usage_error(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".instancetype-upgrade.toml").write_text("renmae = true\n")
+    monkeypatch.chdir(tmp_path)
+    code, _out, err = invoke("check", ".")
+    assert code == 2 and "renmae" in err
+    (tmp_path / ".instancetype-upgrade.toml").write_text("[check]\nforce = true\n")  # fix only
+    code, _out, err = invoke("check", ".")
+    assert code == 2 and "check.force" in err
+
+
+def test_project_pre_commit_config_runs_the_linters() -> None:
+    import yaml
+
+    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())
+    ids = {hook["id"] for repo in config["repos"] for hook in repo["hooks"]}
+    assert {"ruff", "ruff-format", "mypy"} <= ids
+    assert tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["name"] == "instancetype-upgrade"
+
+
+def test_ignored_options_are_usage_errors(tmp_path: pathlib.Path) -> None:
+    assert invoke("validate", "--rename", str(tmp_path))[0] == 2
+    code, _out, err = invoke("fix", "-", "--output-dir", str(tmp_path), stdin=OLD)
+    assert code == 2 and "--output-dir" in err
+    assert isinstance(main_module.cli, click.Group)

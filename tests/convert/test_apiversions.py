@@ -1,0 +1,286 @@
+"""apiVersion-only groups: where each group/version/kind goes on each target (before/after tables).
+
+The expected versions are written out here from kubevirt-deprecated-apis.md §1 and §6, not computed
+from transform.kubevirt.apis: this table is the oracle.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from transform.convert.index import Index
+from transform.model.settings import Settings
+from transform.pipeline.onefile import upgrade_file
+
+# (apiVersion, kind, KubeVirt target, CDI target, expected apiVersion or None = unchanged, codes expected)
+CASES = [
+    ("kubevirt.io/v1alpha3", "VirtualMachine", (1, 9), (1, 56), "kubevirt.io/v1", {"core.upgraded"}),
+    ("kubevirt.io/v1alpha3", "VirtualMachineInstance", (0, 48), (1, 56), "kubevirt.io/v1", {"core.upgraded"}),
+    ("kubevirt.io/v1alpha3", "VirtualMachineInstanceReplicaSet", (1, 0), (1, 56), "kubevirt.io/v1", set()),
+    ("kubevirt.io/v1alpha3", "VirtualMachineInstanceMigration", (1, 5), (1, 56), "kubevirt.io/v1", set()),
+    ("kubevirt.io/v1alpha3", "KubeVirt", (1, 9), (1, 56), "kubevirt.io/v1", set()),
+    (
+        "kubevirt.io/v1alpha3",
+        "VirtualMachineInstancePreset",
+        (1, 9),
+        (1, 56),
+        "kubevirt.io/v1",
+        {"core.preset-deprecated"},
+    ),
+    ("kubevirt.io/v1", "VirtualMachine", (1, 9), (1, 56), None, set()),
+    ("snapshot.kubevirt.io/v1alpha1", "VirtualMachineSnapshot", (1, 3), (1, 56), "snapshot.kubevirt.io/v1beta1", set()),
+    (
+        "snapshot.kubevirt.io/v1alpha1",
+        "VirtualMachineSnapshotContent",
+        (1, 9),
+        (1, 56),
+        "snapshot.kubevirt.io/v1beta1",
+        set(),
+    ),
+    (
+        "snapshot.kubevirt.io/v1alpha1",
+        "VirtualMachineRestore",
+        (1, 9),
+        (1, 56),
+        "snapshot.kubevirt.io/v1beta1",
+        {"snapshot.action"},
+    ),
+    (
+        "snapshot.kubevirt.io/v1alpha1",
+        "VirtualMachineSnapshot",
+        (1, 2),
+        (1, 56),
+        None,
+        {"snapshot.replacement-not-served"},
+    ),
+    (
+        "export.kubevirt.io/v1alpha1",
+        "VirtualMachineExport",
+        (1, 9),
+        (1, 56),
+        "export.kubevirt.io/v1",
+        {"export.action"},
+    ),
+    ("export.kubevirt.io/v1alpha1", "VirtualMachineExport", (1, 8), (1, 56), "export.kubevirt.io/v1beta1", set()),
+    ("export.kubevirt.io/v1alpha1", "VirtualMachineExport", (1, 3), (1, 56), "export.kubevirt.io/v1beta1", set()),
+    ("export.kubevirt.io/v1alpha1", "VirtualMachineExport", (1, 2), (1, 56), None, set()),
+    ("export.kubevirt.io/v1beta1", "VirtualMachineExport", (1, 9), (1, 56), "export.kubevirt.io/v1", set()),
+    ("export.kubevirt.io/v1beta1", "VirtualMachineExport", (1, 8), (1, 56), None, set()),
+    (
+        "clone.kubevirt.io/v1alpha1",
+        "VirtualMachineClone",
+        (1, 5),
+        (1, 56),
+        "clone.kubevirt.io/v1beta1",
+        {"clone.action"},
+    ),
+    ("clone.kubevirt.io/v1alpha1", "VirtualMachineClone", (1, 4), (1, 56), None, set()),
+    ("pool.kubevirt.io/v1alpha1", "VirtualMachinePool", (1, 7), (1, 56), "pool.kubevirt.io/v1beta1", set()),
+    ("pool.kubevirt.io/v1alpha1", "VirtualMachinePool", (1, 6), (1, 56), None, set()),
+    ("template.kubevirt.io/v1alpha1", "VirtualMachineTemplate", (1, 9), (1, 56), "template.kubevirt.io/v1beta1", set()),
+    ("template.kubevirt.io/v1alpha1", "VirtualMachineTemplateRequest", (1, 8), (1, 56), None, set()),
+    ("cdi.kubevirt.io/v1alpha1", "DataVolume", (1, 9), (1, 56), "cdi.kubevirt.io/v1beta1", {"cdi.upgraded"}),
+    ("cdi.kubevirt.io/v1alpha1", "CDIConfig", (1, 9), (1, 20), "cdi.kubevirt.io/v1beta1", set()),
+    ("cdi.kubevirt.io/v1alpha1", "DataVolume", (1, 9), (1, 19), None, set()),
+    ("cdi.kubevirt.io/v1alpha1", "CDI", (1, 9), (1, 56), None, set()),  # CDI keeps serving it
+    ("migrations.kubevirt.io/v1alpha1", "MigrationPolicy", (1, 9), (1, 56), None, set()),
+    ("backup.kubevirt.io/v1alpha1", "VirtualMachineBackup", (1, 9), (1, 56), None, set()),
+]
+
+
+def run(text: str, **kw: object) -> tuple[str | None, list[str], set[str]]:
+    r = upgrade_file("t.yaml", text.encode(), Settings(**kw), Index())  # type: ignore[arg-type]
+    errors = [str(f) for f in r.findings if f.severity.value == "error"]
+    return (r.new_text if r.changed else None), errors, {f.code for f in r.findings}
+
+
+@pytest.mark.parametrize(("api", "kind", "kv", "cdi", "expected", "codes"), CASES)
+def test_where_each_version_goes(
+    api: str, kind: str, kv: tuple[int, int], cdi: tuple[int, int], expected: str | None, codes: set[str]
+) -> None:
+    before = f"# keep me\napiVersion: {api}  # and me\nkind: {kind}\nmetadata:\n  name: x\nspec: {{}}\n"
+    after, errors, found = run(before, target=kv, target_cdi=cdi)
+    assert not errors
+    assert after == (before.replace(api, expected) if expected else None)
+    assert codes <= found
+
+
+@pytest.mark.parametrize(
+    ("api", "kind", "code"),
+    [
+        ("kubevirt.io/v1alpha1", "OfflineVirtualMachine", "core.legacy"),
+        ("kubevirt.io/v1alpha2", "VirtualMachineInstance", "core.legacy"),
+        ("cdi.io/v1alpha1", "DataVolume", "cdi.legacy"),
+        ("upload.cdi.kubevirt.io/v1alpha1", "UploadTokenRequest", "cdi.legacy"),
+        ("subresources.kubevirt.io/v1alpha3", "VirtualMachineInstance", "core.legacy"),
+    ],
+)
+def test_legacy_groups_are_refused_with_the_reason(api: str, kind: str, code: str) -> None:
+    after, errors, found = run(f"apiVersion: {api}\nkind: {kind}\nmetadata:\n  name: x\n")
+    assert after is None
+    assert code in found and len(errors) == 1
+
+
+def test_objects_inside_objects_and_references() -> None:
+    before = """\
+apiVersion: template.openshift.io/v1
+kind: Template
+metadata:
+  name: t
+objects:
+- apiVersion: kubevirt.io/v1alpha3   # old template
+  kind: VirtualMachine
+  metadata:
+    name: vm
+  spec:
+    dataVolumeTemplates:
+    - apiVersion: cdi.kubevirt.io/v1alpha1
+      kind: DataVolume
+      metadata: {name: d}
+    template: {spec: {}}
+- apiVersion: v1
+  kind: Service
+  metadata:
+    name: s
+    ownerReferences:
+    - {apiVersion: export.kubevirt.io/v1alpha1, kind: VirtualMachineExport, name: e, uid: u}
+"""
+    after, errors, _ = run(before)
+    assert not errors
+    assert after == before.replace("kubevirt.io/v1alpha3", "kubevirt.io/v1").replace(
+        "cdi.kubevirt.io/v1alpha1", "cdi.kubevirt.io/v1beta1"
+    ).replace("export.kubevirt.io/v1alpha1", "export.kubevirt.io/v1")
+
+
+def test_vm_template_embeds_a_vm() -> None:
+    before = """\
+apiVersion: template.kubevirt.io/v1alpha1
+kind: VirtualMachineTemplate
+metadata: {name: t}
+spec:
+  virtualMachine:
+    apiVersion: kubevirt.io/v1alpha3
+    kind: VirtualMachine
+    metadata: {name: vm}
+    spec: {runStrategy: Always, template: {spec: {}}}
+"""
+    after, errors, _ = run(before)
+    assert not errors
+    assert after == before.replace("template.kubevirt.io/v1alpha1", "template.kubevirt.io/v1beta1").replace(
+        "kubevirt.io/v1alpha3", "kubevirt.io/v1"
+    )
+
+
+def test_pool_template_data_volume_templates() -> None:
+    before = """\
+apiVersion: pool.kubevirt.io/v1alpha1
+kind: VirtualMachinePool
+metadata: {name: p}
+spec:
+  virtualMachineTemplate:
+    spec:
+      dataVolumeTemplates:
+      - apiVersion: cdi.kubevirt.io/v1alpha1
+        kind: DataVolume
+        metadata: {name: d}
+"""
+    after, errors, _ = run(before, target=(1, 6))
+    assert not errors
+    assert after == before.replace("cdi.kubevirt.io/v1alpha1", "cdi.kubevirt.io/v1beta1")
+
+
+@pytest.mark.parametrize(
+    ("running", "strategy"),
+    [("true", "Always"), ("false", "Halted")],
+)
+def test_modernize_running(running: str, strategy: str) -> None:
+    before = f"apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata: {{name: v}}\nspec:\n  running: {running}  # c\n  template: {{}}\n"
+    after, errors, found = run(before, modernize=True)
+    assert not errors
+    assert after == before.replace(f"running: {running}", f"runStrategy: {strategy}")
+    _, _, found = run(before)
+    assert "core.running-deprecated" in found
+
+
+def test_running_and_run_strategy_is_an_error() -> None:
+    before = "apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata: {name: v}\nspec: {running: true, runStrategy: Always}\n"
+    after, errors, found = run(before, modernize=True)
+    assert after is None and "core.running-and-run-strategy" in found
+
+
+def test_server_fields_reported_and_dropped_on_request() -> None:
+    before = """\
+apiVersion: export.kubevirt.io/v1alpha1
+kind: VirtualMachineExport
+metadata:
+  name: e
+  managedFields:
+  - {apiVersion: export.kubevirt.io/v1alpha1, manager: m, operation: Update}
+spec:
+  source: {apiGroup: kubevirt.io, kind: VirtualMachine, name: vm}
+status:
+  links:
+    external: {volumes: [{name: v, formats: [{url: "https://h/api/export.kubevirt.io/v1alpha1/namespaces/n/x"}]}]}
+"""
+    after, errors, found = run(before)
+    assert not errors and {"export.managed-fields", "export.status"} <= found
+    assert after is not None and "managedFields" in after and "status" in after
+    after, errors, _ = run(before, drop_server_fields=True)
+    assert not errors and after is not None
+    assert "managedFields" not in after and "status:" not in after and "export.kubevirt.io/v1\n" in after
+
+
+def test_kustomize_targets_and_inline_patches_of_other_groups() -> None:
+    before = """\
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources: [vm.yaml]
+patches:
+- target:
+    group: export.kubevirt.io
+    version: v1alpha1
+    kind: VirtualMachineExport
+  patch: |-
+    - op: add
+      path: /metadata/labels/x
+      value: y
+- patch: |-
+    apiVersion: kubevirt.io/v1alpha3
+    kind: VirtualMachine
+    metadata: {name: vm}
+"""
+    after, errors, found = run(before)
+    assert not errors
+    assert after == before.replace("version: v1alpha1", "version: v1").replace("kubevirt.io/v1alpha3", "kubevirt.io/v1")
+    assert {"export.kustomize-target", "core.kustomize-inline-patch"} <= found
+
+
+def test_second_run_changes_nothing() -> None:
+    before = "apiVersion: cdi.kubevirt.io/v1alpha1\nkind: DataVolume\nmetadata: {name: d}\nspec: {}\n"
+    after, _, _ = run(before)
+    assert after is not None
+    assert run(after)[0] is None
+
+
+def test_validate_judges_other_groups_and_names_the_family(tmp_path: object) -> None:
+    import pathlib
+
+    from click.testing import CliRunner
+
+    from transform.cli.main import cli
+    from transform.model.findings import Finding, Severity, matches
+
+    path = pathlib.Path(str(tmp_path)) / "e.yaml"
+    path.write_text(
+        "apiVersion: export.kubevirt.io/v1alpha1\nkind: VirtualMachineExport\nmetadata: {name: e}\n"
+        "spec:\n  source: {apiGroup: kubevirt.io, kind: VirtualMachine, name: vm}\n  bogus: 1\n"
+    )
+    r = CliRunner().invoke(cli, ["validate", "--format", "json", str(path)])
+    import json
+
+    found = json.loads(r.output)["findings"]
+    codes = {f["code"] for f in found}
+    assert "export.not-latest" in codes
+    assert any(f["code"] == "schema.unknown-field" and f["extra"].get("family") == "export" for f in found)
+    f = Finding(Severity.WARNING, "schema.required", "m", extra={"family": "export"})
+    assert matches(f, "export") and matches(f, "schema.") and not matches(f, "cdi")

@@ -1,0 +1,42 @@
+"""The Go encoding table is generated from KubeVirt's compiled types, never edited by hand."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pathlib
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+REFERENCE = pathlib.Path(os.environ.get("GO_JSON_REFERENCE", ROOT.parent / "shared" / "reference" / "go-json"))
+
+
+def _generator() -> object:
+    spec = importlib.util.spec_from_file_location("gen_gojson", ROOT / "scripts" / "gen_gojson.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["gen_gojson"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"go-json reference not at {REFERENCE} (set GO_JSON_REFERENCE)")
+def test_committed_table_is_the_generated_one() -> None:
+    gen = _generator()
+    committed = gen.target().read_text()  # type: ignore[attr-defined]
+    assert gen.build(REFERENCE) == committed, "stale: python scripts/gen_gojson.py"  # type: ignore[attr-defined]
+
+
+def test_every_referenced_type_is_described() -> None:
+    from transform.kubevirt import gojson_v1_6 as table
+
+    for name, fields in table.TYPES.items():
+        for json_name, flags, kind, ref in fields:
+            assert set(flags) <= set("opi"), (name, json_name)
+            if kind == "struct":
+                assert ref in table.TYPES, (name, json_name, ref)
+            if kind in ("slice", "map"):
+                assert ref in table.TYPES or ref in ("string", "uint8", "quantity"), (name, json_name, ref)
+    assert set(table.ROOTS.values()) <= set(table.TYPES)

@@ -1,0 +1,175 @@
+"""Hostile documents (issue 15, items 7, 10, 11, 12): each reproducer is a clear input error naming the
+file, line and reason - never exit 123 or a traceback - the bad file stays as it is and every other
+file of the tree is still upgraded. CR-only files are read as YAML reads them."""
+
+from __future__ import annotations
+
+import base64
+import json
+import pathlib
+import re
+
+import pytest
+
+from tests.pipeline.test_bad_input import CR, IT, assert_good_upgraded, make_tree, run_cli
+from transform.convert.index import Index
+from transform.model.settings import Settings
+from transform.pipeline.onefile import upgrade_file
+
+BODY = "metadata:\n  name: a\nspec:\n  cpu:\n    guest: 1\n  memory:\n    guest: 1Gi\n"
+
+
+def _wrapper(spec_json: str) -> bytes:
+    encoded = base64.b64encode(spec_json.encode()).decode()
+    return (CR + f"data:\n  apiVersion: instancetype.kubevirt.io/v1alpha1\n  spec: {encoded}\nrevision: 0\n").encode()
+
+
+def _deep_list(depth: int) -> list[object]:
+    top: list[object] = []
+    cur = top
+    for _ in range(depth):
+        nxt: list[object] = []
+        cur.append(nxt)
+        cur = nxt
+    return top
+
+
+DEEP_JSON = '{"cpu":{"guest":1},"memory":{"guest":"1Gi"},"x":' + "[" * 100_000 + "]" * 100_000 + "}"
+GPUS_900 = json.dumps({"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}, "gpus": _deep_list(900)})
+
+# name -> (bytes, regex the report must match)
+HOSTILE: dict[str, tuple[bytes, str]] = {
+    # item 7: decoded payloads obey the document limits (were RecursionError: exit 123)
+    "payload-deep.yaml": (_wrapper(DEEP_JSON), r"payload-deep\.yaml:\d+:\d+: error: .*nesting deeper than 200"),
+    "payload-gpus-900.yaml": (_wrapper(GPUS_900), r"payload-gpus-900\.yaml:\d+:\d+: error: .*nesting deeper than 200"),
+    "json-gpus-900.json": (
+        json.dumps(
+            {
+                "apiVersion": "instancetype.kubevirt.io/v1alpha1",
+                "kind": "VirtualMachineInstancetype",
+                "metadata": {"name": "g"},
+                "spec": {"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}, "gpus": _deep_list(900)},
+            }
+        ).encode(),
+        r"json-gpus-900\.json:\d+:\d+: error: .*nesting deeper",
+    ),
+    # item 10: NaN / 1e999 (were internal.verify "please report this")
+    "payload-nan.yaml": (
+        _wrapper('{"cpu":{"guest":NaN},"memory":{"guest":"1Gi"}}'),
+        r"payload-nan\.yaml:\d+:\d+: error: .*NaN",
+    ),
+    "payload-inf.yaml": (
+        _wrapper('{"cpu":{"guest":1e999},"memory":{"guest":"1Gi"}}'),
+        r"payload-inf\.yaml:\d+:\d+: error: .*not a finite number",
+    ),
+    "yaml-nan.yaml": (
+        (IT + BODY.replace("guest: 1\n", "guest: .nan\n")).encode(),
+        r"yaml-nan\.yaml:7:\d+: error: .*spec\.cpu\.guest.*not a finite number",
+    ),
+    "yaml-1e999.yaml": (
+        (IT + BODY.replace("guest: 1\n", "guest: 1.0e+999\n")).encode(),
+        # Kubernetes reads 1.0e+999 as a string (go-yaml: strconv.ParseFloat fails with ErrRange)
+        r'yaml-1e999\.yaml:7:\d+: error: .*spec\.cpu\.guest.*expected integer, got "1\.0e\+999"',
+    ),
+    "anchor-apiversion.yaml": (
+        (
+            "apiVersion: &a instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\n"
+            + BODY.replace("name: a", "name: x\n  annotations:\n    was: *a")
+        ).encode(),
+        r"anchor-apiversion\.yaml:1:\d+: error: .*apiVersion.*anchor",
+    ),
+    "merge-top-level.yaml": (
+        ("base: &b\n  " + IT.replace("\n", "\n  ").rstrip() + "\n<<: *b\n" + BODY).encode(),
+        r"merge-top-level\.yaml:\d+:\d+: error: .*anchor.*(alias|merge)",
+    ),
+    "double-bom.yaml": (
+        b"\xef\xbb\xbf\xef\xbb\xbf" + (IT + BODY).encode(),
+        r"double-bom\.yaml: error: .*two byte-order marks",
+    ),
+    # found by the CLI fuzz run: JSON that json.loads takes but YAML refuses (scan: exit 123)
+    "del-in-json.json": (
+        b'{"apiVersion": "instancetype.kubevirt.io/v1alpha1", "kind": "VirtualMachineInstancetype", '
+        b'"metadata": {"name": "a\x7fb"}, "spec": {"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}}}',
+        r"del-in-json\.json:\d+:\d+: error: .*unacceptable character #x007f",
+    ),
+    # item 12: streams libyaml refuses are never rewritten
+    "directive-after-content.yaml": (
+        (IT + BODY + "---\nb: 1\n%YAML 1.1\n").encode(),
+        r"directive-after-content\.yaml:\d+:\d+: error: .*directive",
+    ),
+    "tab-before-marker.yaml": (
+        ("b: 1\n\t---\n---\n" + IT + BODY).encode(),
+        r"tab-before-marker\.yaml:\d+:\d+: error: .*tab",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_file_in_a_tree(tmp_path: pathlib.Path, name: str) -> None:
+    data, pattern = HOSTILE[name]
+    make_tree(tmp_path, {name: data})
+    proc = run_cli("fix", str(tmp_path))
+    assert proc.returncode == 3, proc.stderr
+    assert (tmp_path / name).read_bytes() == data
+    assert_good_upgraded(tmp_path)
+    assert re.search(pattern, proc.stderr), proc.stderr
+
+
+@pytest.mark.parametrize("command", ["check", "diff", "validate", "scan"])
+def test_deep_and_nan_payloads_every_command(tmp_path: pathlib.Path, command: str) -> None:
+    for name in ("payload-deep.yaml", "payload-gpus-900.yaml", "payload-nan.yaml"):
+        (tmp_path / name).write_bytes(HOSTILE[name][0])
+    proc = run_cli(command, str(tmp_path))
+    assert proc.returncode in (1, 3), proc.stderr
+
+
+def test_deep_payload_on_stdin() -> None:
+    proc = run_cli("fix", "-", input_=HOSTILE["payload-deep.yaml"][0].decode())
+    assert proc.returncode == 3 and proc.stdout == "", proc.stderr
+
+
+def test_kustomization_patches_not_a_list(tmp_path: pathlib.Path) -> None:
+    """`patches: 5` stopped every file (TypeError in the cross-file index: exit 123)."""
+    bad = b"apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\npatches: 5\n"
+    named = bad + b"# instancetype.kubevirt.io\npatchesJson6902: {}\n"
+    sub = tmp_path / "k"
+    sub.mkdir()
+    (sub / "kustomization.yaml").write_bytes(named)
+    make_tree(tmp_path, {"kustomization.yaml": bad})
+    proc = run_cli("fix", str(tmp_path))
+    assert proc.returncode == 3, proc.stderr
+    assert re.search(r"k/kustomization\.yaml:3:\d+: error: .*patches is a int, not a list", proc.stderr)
+    assert (tmp_path / "kustomization.yaml").read_bytes() == bad
+    assert_good_upgraded(tmp_path)
+
+
+# --- item 11: CR-only line endings ----------------------------------------------------------------
+
+
+def _cr(text: str) -> bytes:
+    return text.replace("\n", "\r").encode()
+
+
+@pytest.mark.parametrize("command,code", [("check", 1), ("validate", 0), ("scan", 1)])
+def test_cr_only_file_is_read(tmp_path: pathlib.Path, command: str, code: int) -> None:
+    """The old object after a `---` in a CR-only file was hidden: check/validate/scan exit 0, nothing said."""
+    (tmp_path / "mac.yaml").write_bytes(_cr("kind: ConfigMap\napiVersion: v1\n---\n" + IT + BODY))
+    proc = run_cli(command, str(tmp_path))
+    assert proc.returncode == code, proc.stderr + proc.stdout
+    assert re.search(r"VirtualMachineInstancetype|v1alpha1", proc.stderr + proc.stdout)
+
+
+def test_cr_only_file_keeps_its_line_breaks() -> None:
+    data = _cr("# c\nkind: ConfigMap\n...\n---\n" + IT + BODY)
+    r = upgrade_file("mac.yaml", data, Settings(), Index())
+    assert r.changed and not r.failed and r.source is not None and r.new_text is not None
+    new = r.source.encode(r.new_text)
+    assert b"\n" not in new and new == data.replace(b"v1alpha1", b"v1beta1")
+    again = upgrade_file("mac.yaml", new, Settings(), Index())
+    assert not again.changed
+
+
+def test_cr_only_findings_count_cr_lines() -> None:
+    data = _cr("a: 1\n---\n" + IT + BODY.replace("guest: 1\n", "guest: [1]\n"))
+    r = upgrade_file("mac.yaml", data, Settings(), Index())
+    assert any(f.line == 9 and f.severity.value == "error" for f in r.findings), r.findings

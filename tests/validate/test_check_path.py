@@ -1,0 +1,62 @@
+"""fix/check/diff: problems of KubeVirt documents that need no change are warnings (errors with
+--strict); an upgrade whose result the target's schema refuses is exit 3 and nothing is written."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TYPOS = ROOT / "fixtures" / "validate" / "vm-typos.yaml"
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "transform", *args], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+
+
+def test_unchanged_vm_problems_are_warnings_then_errors_with_strict(tmp_path: Path) -> None:
+    vm = tmp_path / "vm.yaml"
+    vm.write_text(TYPOS.read_text())
+    loose = _cli("check", str(vm))
+    assert loose.returncode == 0, loose.stdout + loose.stderr
+    out = loose.stdout + loose.stderr
+    assert (
+        'warning: doc 0 VirtualMachine/typo-vm: spec.template.spec.domain.cpuu: unknown field "spec.template.spec.domain.cpuu"'
+        in out
+    )
+    assert 'spec.template.spec.domain.cpu.cores: expected integer, got "two" [schema.type]' in out
+    strict = _cli("check", "--strict", str(vm))
+    assert strict.returncode == 3
+    assert "error: doc 0 VirtualMachine/typo-vm: spec.template.spec.domain.cpuu" in strict.stdout + strict.stderr
+
+
+def test_an_upgrade_that_would_be_invalid_exits_3_and_writes_nothing(tmp_path: Path) -> None:
+    text = (
+        "apiVersion: snapshot.kubevirt.io/v1alpha1\nkind: VirtualMachineSnapshot\nmetadata:\n  name: s\n"
+        "spec:\n  source:\n    apiGroup: kubevirt.io\n    kind: VirtualMachine\n    name: 3\n"
+    )
+    doc = tmp_path / "snap.yaml"
+    doc.write_text(text)
+    run = _cli("fix", "--target-kubevirt", "1.9", str(doc))
+    assert run.returncode == 3, run.stdout + run.stderr
+    assert "upgraded object would be invalid: expected string, got 3" in run.stdout + run.stderr
+    assert doc.read_text() == text
+    doc.write_text(text.replace("name: 3", "name: vm"))
+    assert _cli("fix", "--target-kubevirt", "1.9", str(doc)).returncode == 1
+    assert "snapshot.kubevirt.io/v1beta1" in doc.read_text()
+
+
+def test_nothing_relevant_loads_no_schema(tmp_path: Path) -> None:
+    (tmp_path / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    code = (
+        "import sys\nfrom transform.cli.main import main\n"
+        f"sys.argv = ['instancetype-upgrade', 'check', {str(tmp_path / 'cm.yaml')!r}]\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    assert exc.code == 0, exc.code\n"
+        "loaded = [m for m in sys.modules if m.startswith(('transform.validate', 'jsonschema', 'gzip'))]\n"
+        "assert not loaded, loaded\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert run.returncode == 0, run.stderr

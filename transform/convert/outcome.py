@@ -1,0 +1,71 @@
+"""The result of upgrading one document, on plain data: the new value, what changed where, findings."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from transform.model.findings import Finding, Severity
+from transform.model.plain import as_map
+from transform.model.plain import get as _get
+
+Path = tuple[Any, ...]
+
+
+@dataclass
+class Change:
+    path: Path  # where the changed object sits in the document ((), or ("items", 3))
+    upgraded: bool = True
+    replace: list[Path] = field(default_factory=list)  # nodes to write anew
+    renames: list[tuple[str, str, str]] = field(default_factory=list)
+    check: Callable[[Any], list[Finding]] | None = None
+
+    def validate(self, doc: Any) -> list[Finding]:
+        obj = _get(doc, self.path)
+        if self.check is None or not isinstance(obj, dict):
+            return []
+        return [f.at(path=self.path + f.path) for f in self.check(obj)]
+
+
+@dataclass
+class Outcome:
+    value: Any
+    changes: list[Change] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    _copied: bool = False
+
+    def set(self, path: Path, value: Any) -> None:
+        """Put `value` at `path` in the outcome, copying the input document first."""
+        if not self._copied:
+            self.value = copy.deepcopy(self.value)
+            self._copied = True
+        self.value = _set(self.value, path, value)
+
+    def delete(self, path: Path) -> None:
+        """Remove the key at `path` (a mapping key) from the outcome, copying the input first."""
+        if not self._copied:
+            self.value = copy.deepcopy(self.value)
+            self._copied = True
+        parent = _get(self.value, path[:-1])
+        if isinstance(parent, dict):
+            parent.pop(path[-1], None)
+
+    @property
+    def error(self) -> bool:
+        return any(f.severity is Severity.ERROR for f in self.findings)
+
+
+def _set(doc: Any, path: Path, value: Any) -> Any:
+    if not path:
+        return value
+    _get(doc, path[:-1])[path[-1]] = value
+    return doc
+
+
+def object_ref(obj: dict[str, Any]) -> str:
+    meta = as_map(obj.get("metadata"))
+    parts = [str(obj.get("kind") or ""), str(meta.get("namespace") or ""), str(meta.get("name") or "")]
+    return "/".join(p for p in parts if p)

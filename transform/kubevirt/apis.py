@@ -1,0 +1,372 @@
+"""Every KubeVirt and CDI API group/version this tool knows: one table, and the questions asked of it.
+
+Sources: /work/shared/docs/kubevirt-deprecated-apis.md §1-§3 (all groups but instancetype) and
+kubevirt-api-versions.md §1 (instancetype.kubevirt.io, flavor.kubevirt.io). Conversion, validation,
+scan, the target checks, the pre-filter's needles and the README table all read this table; a
+future removal is one row (or one `removed=` value) plus a test.
+
+Rows of one group are listed oldest first: a version's replacement is the next row of its group
+unless `replaced_by` names another group (flavor -> instancetype). Release numbers are KubeVirt's,
+or CDI's for rows with `product=CDI`. Every multi-version group here uses CRD conversion None (the
+versions share one JSON shape), so an upgrade rewrites `apiVersion` only; instancetype payloads
+stored in ControllerRevisions are the exception and have their own rules (transform.convert).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+Release = tuple[int, int]
+
+KUBEVIRT, CDI = "KubeVirt", "CDI"
+FIRST_KUBEVIRT: Release = (0, 48)  # the KubeVirt releases this tool judges: FIRST_KUBEVIRT to LATEST_KUBEVIRT
+LATEST_KUBEVIRT: Release = (1, 9)
+# The CDI release judged when none is given: API versions last changed in CDI 1.56 (checked up to
+# CDI's main branch of 2026-08-20), so every later release behaves the same here.
+CDI_DEFAULT: Release = (1, 56)
+CDI_FIRST: Release = (1, 1)
+
+CORE_KINDS = (
+    "VirtualMachine",
+    "VirtualMachineInstance",
+    "VirtualMachineInstanceReplicaSet",
+    "VirtualMachineInstancePreset",
+    "VirtualMachineInstanceMigration",
+    "KubeVirt",
+)
+INSTANCETYPE_KINDS = (
+    "VirtualMachineInstancetype",
+    "VirtualMachineClusterInstancetype",
+    "VirtualMachinePreference",
+    "VirtualMachineClusterPreference",
+)
+FLAVOR_KINDS = {
+    "VirtualMachineFlavor": "VirtualMachineInstancetype",
+    "VirtualMachineClusterFlavor": "VirtualMachineClusterInstancetype",
+}
+SNAPSHOT_KINDS = ("VirtualMachineSnapshot", "VirtualMachineSnapshotContent", "VirtualMachineRestore")
+TEMPLATE_KINDS = ("VirtualMachineTemplate", "VirtualMachineTemplateRequest")
+
+_LEGACY_CORE = (
+    "the KubeVirt {version} API of 2018 (before v0.{until}): its kinds were renamed and its fields were "
+    "never converted by any release; re-create the object from a current kubevirt.io/v1 example"
+)
+_AGGREGATED = "an aggregated API ({what}): nothing of it is stored, so it is not manifest content; drop the document"
+
+
+@dataclass(frozen=True)
+class Api:
+    """One group/version (for `kinds`; empty: every kind of the version)."""
+
+    group: str
+    version: str
+    family: str  # the finding-code prefix and --select name: core, instancetype, export, cdi, ...
+    kinds: tuple[str, ...] = ()
+    served: Release | None = None  # first release serving it
+    deprecated: Release | None = None  # deprecated (flag and warning, or release notes only)
+    unserved: Release | None = None  # served: false
+    removed: Release | None = None
+    product: str = KUBEVIRT
+    replaced_by: str | None = None  # another group's "group/version" (default: the group's next row)
+    kind_renames: dict[str, str] = field(default_factory=dict)
+    actions: tuple[str, ...] = ()  # kinds whose re-creation re-runs an action
+    legacy: str = ""  # not upgradable: why
+    upgrade: bool = True  # False: served and kept on purpose; never rewritten
+    note: str = ""
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}"
+
+    def serves(self, release: Release) -> bool:
+        if self.legacy or self.served is None or release < self.served:
+            return False
+        return not (self.unserved is not None and release >= self.unserved) and not (
+            self.removed is not None and release >= self.removed
+        )
+
+
+_V = Api
+TABLE: tuple[Api, ...] = (
+    # kubevirt.io: the core API
+    _V("kubevirt.io", "v1alpha1", "core", legacy=_LEGACY_CORE.format(version="v1alpha1", until="6.1"), removed=(0, 6)),
+    _V("kubevirt.io", "v1alpha2", "core", legacy=_LEGACY_CORE.format(version="v1alpha2", until="13"), removed=(0, 13)),
+    _V("kubevirt.io", "v1alpha3", "core", CORE_KINDS, served=(0, 13), deprecated=(1, 0)),
+    _V("kubevirt.io", "v1", "core", served=(0, 37)),
+    _V("subresources.kubevirt.io", "v1alpha3", "core", legacy=_AGGREGATED.format(what="console, VNC, start/stop")),
+    _V("subresources.kubevirt.io", "v1", "core", legacy=_AGGREGATED.format(what="console, VNC, start/stop")),
+    # instance types and their predecessor
+    _V(
+        "flavor.kubevirt.io",
+        "v1alpha1",
+        "instancetype",
+        (*FLAVOR_KINDS, "VirtualMachinePreference", "VirtualMachineClusterPreference"),
+        served=(0, 47),
+        removed=(0, 56),
+        replaced_by="instancetype.kubevirt.io/v1alpha1",
+        kind_renames=FLAVOR_KINDS,
+    ),
+    _V(
+        "instancetype.kubevirt.io",
+        "v1alpha1",
+        "instancetype",
+        INSTANCETYPE_KINDS,
+        served=(0, 56),
+        deprecated=(1, 0),
+        unserved=(1, 6),
+        removed=(1, 7),
+    ),
+    _V(
+        "instancetype.kubevirt.io",
+        "v1alpha2",
+        "instancetype",
+        INSTANCETYPE_KINDS,
+        served=(0, 58),
+        deprecated=(1, 0),
+        unserved=(1, 6),
+        removed=(1, 7),
+    ),
+    _V("instancetype.kubevirt.io", "v1beta1", "instancetype", served=(1, 0)),
+    # snapshots and restores
+    _V(
+        "snapshot.kubevirt.io",
+        "v1alpha1",
+        "snapshot",
+        SNAPSHOT_KINDS,
+        served=(0, 31),
+        actions=("VirtualMachineRestore",),
+    ),
+    _V("snapshot.kubevirt.io", "v1beta1", "snapshot", served=(1, 3), actions=("VirtualMachineRestore",)),
+    # export
+    _V(
+        "export.kubevirt.io",
+        "v1alpha1",
+        "export",
+        ("VirtualMachineExport",),
+        served=(0, 55),
+        removed=(1, 9),
+        actions=("VirtualMachineExport",),
+    ),
+    _V(
+        "export.kubevirt.io",
+        "v1beta1",
+        "export",
+        ("VirtualMachineExport",),
+        served=(1, 3),
+        deprecated=(1, 9),
+        actions=("VirtualMachineExport",),
+    ),
+    _V("export.kubevirt.io", "v1", "export", served=(1, 9), actions=("VirtualMachineExport",)),
+    # clone (v1alpha1 deprecated by the v1.5 release notes only; the CRD carries no flag)
+    _V(
+        "clone.kubevirt.io",
+        "v1alpha1",
+        "clone",
+        ("VirtualMachineClone",),
+        served=(0, 55),
+        deprecated=(1, 5),
+        actions=("VirtualMachineClone",),
+    ),
+    _V("clone.kubevirt.io", "v1beta1", "clone", served=(1, 5), actions=("VirtualMachineClone",)),
+    # pools
+    _V("pool.kubevirt.io", "v1alpha1", "pool", ("VirtualMachinePool",), served=(0, 49)),
+    _V("pool.kubevirt.io", "v1beta1", "pool", served=(1, 7)),
+    # virt-template (bundled since v1.8; v1alpha1 stays the storage version)
+    _V("template.kubevirt.io", "v1alpha1", "template", TEMPLATE_KINDS, served=(1, 8), deprecated=(1, 9)),
+    _V("template.kubevirt.io", "v1beta1", "template", served=(1, 9)),
+    # single-version groups: nothing to upgrade
+    _V("migrations.kubevirt.io", "v1alpha1", "migrations", served=(0, 49)),
+    _V("backup.kubevirt.io", "v1alpha1", "backup", served=(1, 8)),
+    _V("plugin.kubevirt.io", "v1alpha1", "plugin", served=(1, 9)),
+    # CDI (release numbers are CDI's)
+    _V(
+        "cdi.io",
+        "v1alpha1",
+        "cdi",
+        product=CDI,
+        legacy="CDI v1.0.0's group, renamed cdi.kubevirt.io in CDI v1.1.0; "
+        "re-create the object as cdi.kubevirt.io/v1beta1",
+    ),
+    _V(
+        "cdi.kubevirt.io",
+        "v1alpha1",
+        "cdi",
+        ("DataVolume", "CDIConfig"),
+        served=(1, 1),
+        removed=(1, 56),
+        product=CDI,
+    ),
+    _V(
+        "cdi.kubevirt.io",
+        "v1alpha1",
+        "cdi",
+        ("CDI",),
+        served=(1, 1),
+        product=CDI,
+        upgrade=False,
+        note="CDI keeps serving v1alpha1 of its own CR so that release YAMLs of old versions still apply",
+    ),
+    _V("cdi.kubevirt.io", "v1beta1", "cdi", served=(1, 20), product=CDI),
+    _V(
+        "upload.cdi.kubevirt.io",
+        "v1alpha1",
+        "cdi",
+        product=CDI,
+        removed=(1, 56),
+        legacy=_AGGREGATED.format(what="UploadTokenRequest, create-only"),
+    ),
+    _V("upload.cdi.kubevirt.io", "v1beta1", "cdi", product=CDI, legacy=_AGGREGATED.format(what="UploadTokenRequest")),
+)
+
+GROUPS: frozenset[str] = frozenset(r.group for r in TABLE)
+FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(r.family for r in TABLE))
+
+
+@dataclass(frozen=True)
+class Targets:
+    """The releases an upgrade is judged against: KubeVirt's and CDI's."""
+
+    kubevirt: Release
+    cdi: Release = CDI_DEFAULT
+
+    def of(self, api: Api) -> Release:
+        return self.cdi if api.product == CDI else self.kubevirt
+
+    def text(self, api: Api) -> str:
+        major, minor = self.of(api)
+        return f"{api.product} {major}.{minor}"
+
+
+def parse_cdi(value: str) -> Release:
+    """`--target-cdi`: "1.56", "v1.56", "1.56.2" -> (1, 56). ValueError with a readable message.
+    Any release from CDI 1.1 is accepted: the table is judged by comparison, not by lookup."""
+    text = value.strip().lstrip("v").split("-")[0].split("+")[0]
+    parts = text.split(".")
+    if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts):
+        raise ValueError(f"not a CDI release: {value!r} (expected MAJOR.MINOR such as 1.56, v1.56 or 1.56.2)")
+    release = (int(parts[0]), int(parts[1]))
+    if release < CDI_FIRST:
+        raise ValueError(f"CDI {value} is older than the first release with cdi.kubevirt.io (1.1)")
+    return release
+
+
+def split(api_version: str) -> tuple[str, str]:
+    group, _, version = api_version.rpartition("/")
+    return group, version
+
+
+def group_of(api_version: object) -> str | None:
+    """The group of an apiVersion naming a known group, else None."""
+    if not isinstance(api_version, str) or "/" not in api_version:
+        return None
+    group = api_version.rpartition("/")[0]
+    return group if group in GROUPS else None
+
+
+def rows(group: str) -> list[Api]:
+    return [r for r in TABLE if r.group == group]
+
+
+def find(api_version: str, kind: str | None = None) -> Api | None:
+    """The row for `api_version` (and `kind`, where a version's kinds differ), or None when unknown."""
+    group, version = split(api_version)
+    hits = [r for r in TABLE if r.group == group and r.version == version]
+    for r in hits:
+        if kind is not None and kind in r.kinds:
+            return r
+    for r in hits:
+        if not r.kinds:
+            return r
+    return hits[0] if hits else None
+
+
+def successor(api: Api) -> Api | None:
+    """The row an object of `api` moves to next (kinds renamed by the caller), or None."""
+    if api.replaced_by:
+        return find(api.replaced_by)
+    group_rows = [r for r in rows(api.group) if not r.legacy]
+    versions = list(dict.fromkeys(r.version for r in group_rows))
+    if api.version not in versions or versions.index(api.version) + 1 >= len(versions):
+        return None
+    return find(f"{api.group}/{versions[versions.index(api.version) + 1]}")
+
+
+def later(api: Api) -> Iterator[Api]:
+    """Every newer row an object of `api` could become, oldest first."""
+    seen = {api.api_version}
+    nxt = successor(api)
+    while nxt is not None and nxt.api_version not in seen:
+        seen.add(nxt.api_version)
+        yield nxt
+        nxt = successor(nxt)
+
+
+def latest(group: str) -> str:
+    """The newest apiVersion of a group (following replacements into other groups)."""
+    chain = [rows(group)[-1], *later(rows(group)[-1])]
+    return chain[-1].api_version
+
+
+def renamed_kind(api: Api, kind: str, to: Api) -> str:
+    """`kind` after the hops from `api` to `to`."""
+    for step in (api, *later(api)):
+        kind = step.kind_renames.get(kind, kind)
+        if step is to:
+            break
+    return kind
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What to do with an object of one apiVersion and kind for the targets."""
+
+    api: Api
+    to: Api | None  # the newest version the target serves (None: keep as is)
+    status: str  # served | deprecated | unserved | removed | not-yet | legacy | kept
+    blocked_by: Api | None = None  # the replacement the target does not serve yet
+
+    @property
+    def new_api_version(self) -> str | None:
+        return self.to.api_version if self.to is not None else None
+
+
+def status(api: Api, release: Release) -> str:
+    """served | deprecated | unserved | removed | not-yet | legacy, of `api` on `release`."""
+    if api.legacy:
+        return "legacy"
+    if api.removed is not None and release >= api.removed:
+        return "removed"
+    if api.unserved is not None and release >= api.unserved:
+        return "unserved"
+    if api.served is not None and release < api.served:
+        return "not-yet"
+    if api.deprecated is not None and release >= api.deprecated:
+        return "deprecated"
+    return "served"
+
+
+def decide(api_version: str, kind: str, targets: Targets) -> Decision | None:
+    """None for groups this tool does not know; else where the object goes on the targets."""
+    api = find(api_version, kind)
+    if api is None:
+        return None
+    release = targets.of(api)
+    state = status(api, release)
+    if state == "legacy":
+        return Decision(api, None, state)
+    if not api.upgrade:
+        return Decision(api, None, "kept")
+    newer = list(later(api))
+    served = [r for r in newer if r.serves(targets.of(r))]
+    if served:
+        return Decision(api, served[-1], state)
+    blocked = newer[0] if newer and state in ("removed", "unserved", "deprecated") else None
+    return Decision(api, None, state, blocked)
+
+
+def needles() -> tuple[str, ...]:
+    """Byte markers of every group in the table: a document naming none of them holds no object,
+    reference or kustomize target of these groups. The groups under kubevirt.io share one marker."""
+    out = {"kubevirt.io" if g.endswith("kubevirt.io") else g + "/": None for g in sorted(GROUPS)}
+    return tuple(out)

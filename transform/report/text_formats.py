@@ -1,0 +1,56 @@
+"""Reports for people: per-code statistics (as ruff --statistics) and Markdown for pull-request
+comments (as pluto -o markdown)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from transform.model.findings import Finding
+from transform.report.summary import TOOL_NAME, WOULD, Summary, rename_line, summary_line, would
+
+__all__ = ["render_markdown", "render_statistics", "statistics", "would"]
+
+
+# ---- statistics (ruff --statistics) ----------------------------------------------------------------
+
+
+def statistics(findings: Sequence[Finding]) -> list[tuple[int, str, str]]:
+    """(count, code, severity) per code, most frequent first."""
+    counts: dict[tuple[str, str], int] = {}
+    for f in findings:
+        key = (f.code, f.severity.value)
+        counts[key] = counts.get(key, 0) + 1
+    return sorted(((n, code, sev) for (code, sev), n in counts.items()), key=lambda t: (-t[0], t[1]))
+
+
+def render_statistics(findings: Sequence[Finding], summary: Summary) -> str:
+    rows = statistics(findings)
+    width = max((len(str(n)) for n, _, _ in rows), default=1)
+    lines = [f"{n:>{width}}  {code}  ({sev})" for n, code, sev in rows]
+    return "\n".join([*lines, summary_line(findings, summary)]) + "\n"
+
+
+# ---- Markdown (pull-request comments, as pluto -o markdown) --------------------------------------
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(findings: Sequence[Finding], summary: Summary) -> str:
+    """A heading, the summary line, and one table row per finding (file:line, severity, code, object, message)."""
+    lines = [f"### {TOOL_NAME} {summary.command}", "", summary_line(findings, summary), ""]
+    if findings:
+        lines += ["| location | severity | code | object | message |", "| --- | --- | --- | --- | --- |"]
+        for f in findings:
+            where = (f.file or "<stdin>") + (f":{f.line}" if f.line else "")
+            obj = f.object + (f" `{f.field_path}`" if f.path else "")
+            lines.append(
+                f"| `{_md_cell(where)}` | {f.severity.value} | `{f.code}` | {_md_cell(obj)} | {_md_cell(f.message)} |"
+            )
+        lines.append("")
+    if summary.renames:
+        would = summary.command in WOULD
+        lines += [f"- {_md_cell(rename_line(ns, old, new, would=would))}" for ns, old, new in summary.renames]
+        lines.append("")
+    return "\n".join(lines)
