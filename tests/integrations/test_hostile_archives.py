@@ -251,3 +251,26 @@ def test_max_archive_size_option(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert code == 3 and "expands to more than" in captured.out + captured.err
     code, err = run(["backup", str(src), "--check", "--max-archive-size", "8MiB"], capsys)
     assert code == 0, err
+
+
+def test_a_deep_payload_inside_a_backup_fails_only_its_item(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Was: RecursionError on one item aborted the whole backup (exit 123)."""
+    import base64
+
+    from tests.integrations.test_backup import f2_revision
+
+    deep = copy.deepcopy(f1_revision())
+    payload = '{"cpu":{"guest":1},"memory":{"guest":"1Gi"},"x":' + "[" * 100_000 + "]" * 100_000 + "}"
+    deep["data"]["spec"] = base64.b64encode(payload.encode()).decode()  # type: ignore[index]
+    entries = [
+        ("metadata/version", b"1.1.0\n"),
+        (f"{CR_DIR}/namespaces/{NS}/{F1_NAME}.json", compact(deep)),
+        (f"{CR_DIR}/namespaces/{NS}/other.json", compact(f2_revision())),
+    ]
+    src = make_tar(tmp_path / "in.tar.gz", entries)
+    out = tmp_path / "out.tar.gz"
+    code, err = run(["backup", str(src), "-o", str(out)], capsys)
+    assert code == 3 and "nesting deeper than 200" in err, err
+    after = {m.name: data for m, data in read_tar(out)}
+    assert after[entries[1][0]] == entries[1][1]  # the deep item copied unchanged
+    assert b"v1beta1" in (after[entries[2][0]] or b"")  # the other one upgraded

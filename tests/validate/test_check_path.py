@@ -60,3 +60,37 @@ def test_nothing_relevant_loads_no_schema(tmp_path: Path) -> None:
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert run.returncode == 0, run.stderr
+
+
+IT = "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\nmetadata:\n  name: it\nspec:\n"
+
+
+def test_standalone_nulls_are_absent_and_refused_values_stay_refused(tmp_path: Path) -> None:
+    """Issue 10 part 1: read values as the API server does; what its schema or webhooks refuse stays refused."""
+    nulls = tmp_path / "nulls.yaml"
+    nulls.write_text(
+        IT + "  cpu:\n    guest: 2\n    dedicatedCPUPlacement: null\n    numa: null\n  memory:\n    guest: 1Gi\n"
+    )
+    run = _cli("fix", str(nulls))
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "instancetype.kubevirt.io/v1beta1" in nulls.read_text() and "numa: null" in nulls.read_text()
+    for spec, reason in (
+        (
+            "  cpu:\n    guest: 2\n  memory:\n    guest: 0.5\n",
+            "expected a quantity (integer or string like 2Gi), got 0.5",
+        ),
+        ("  cpu:\n    guest: 2\n  memory:\n    guest: Gi\n", '"Gi" is not a valid quantity'),
+    ):
+        bad = tmp_path / "bad.yaml"
+        bad.write_text(IT + spec)
+        run = _cli("fix", str(bad))
+        assert run.returncode == 3 and reason in run.stdout + run.stderr, run.stdout + run.stderr
+        assert bad.read_text() == IT + spec
+    pref = tmp_path / "pref.yaml"
+    text = IT.replace("VirtualMachineInstancetype", "VirtualMachinePreference")
+    for topology in ('""', "bogus"):
+        pref.write_text(text + f"  clock: null\n  cpu:\n    preferredCPUTopology: {topology}\n")
+        run = _cli("fix", str(pref))
+        assert run.returncode == 3, run.stdout + run.stderr
+        assert "unknown preferredCPUTopology" in run.stdout + run.stderr
+        assert "clock" not in "".join(line for line in (run.stdout + run.stderr).splitlines() if "error" in line)

@@ -70,6 +70,12 @@ def test_block(value: Any, indent: int, style: emit.Style, lines: list[str]) -> 
     assert yaml.safe_load(text) == value  # and as PyYAML (YAML 1.1) reads it
 
 
+@pytest.mark.parametrize(("value", "indent", "style", "lines"), [b[1:] for b in BLOCKS], ids=[b[0] for b in BLOCKS])
+def test_python_emitter_writes_the_same(value: Any, indent: int, style: emit.Style, lines: list[str]) -> None:
+    """libyaml's C emitter (kubectl's style) and ruamel's Python emitter write the same text."""
+    assert emit.block(value, indent, style, c_emitter=False) == lines
+
+
 DETECT = [
     ("kubectl", "a:\n  b: 1\nc:\n- x\n", emit.Style(unit=2, dash_offset=0)),
     ("indented lists", "a:\n  b:\n    - x\n", emit.Style(unit=2, seq_indent=True, dash_offset=2)),
@@ -138,3 +144,11 @@ def test_scalar(value: Any, quote: str | None, style: emit.Style, text: str) -> 
 )
 def test_plain_ok(s: str, ok: bool) -> None:
     assert emit.plain_ok(s) is ok
+
+
+def test_the_writer_does_not_share_the_readers_cache() -> None:
+    """`=` and `12:30` are strings to Kubernetes (the reader caches that) but the writer quotes them."""
+    doc = nodes.parse("a: =\nb: 12:30\nc: 2001-12-14\n")
+    assert doc is not None and doc.value == {"a": "=", "b": "12:30", "c": "2001-12-14"}
+    assert emit.block(doc.value, 0, KUBECTL) == ['a: "="', 'b: "12:30"', 'c: "2001-12-14"']
+    assert not emit.plain_ok("=")

@@ -162,3 +162,30 @@ def test_quoted_is_always_a_string(parser: str, scalar: str, k8s: str) -> None:
         doc = nodes.parse(f"k: {text}\n{text}: v\n")
         assert doc is not None
         assert doc.value == {"k": scalar, scalar: "v"}
+
+
+# Beyond the table, from the rules the document states (go-yaml v2.4.0 resolve(): every `_` deleted, then
+# strconv.ParseInt/ParseUint base 0, then the float pattern with strconv.ParseFloat, whose range errors
+# leave a string): long and odd numbers the table does not list.
+BEYOND = [
+    ("0x1FFFFFFFFFFFFFFFF", "0x1FFFFFFFFFFFFFFFF"),  # past uint64 and not a float: a string
+    ("99999999999999999999", 1e20),  # past uint64, a float
+    ("-0x8000000000000000", -(1 << 63)),
+    ("07777777777777777777777", 7.777777777777777e21),  # octal past uint64: read again as a decimal float
+    ("1e400", "1e400"),  # ParseFloat: out of range, so a string
+    ("1e-400", 0.0),
+    ("+_1", 1),
+    ("0_x_1F", 31),
+    ("019", 19.0),
+    (".5e3", 500.0),
+    ("._5", "._5"),
+    ("+.nan", "+.nan"),
+    ("1_000_000_000_000_000_000_000", 1e21),
+]
+
+
+@pytest.mark.parametrize(("scalar", "want"), BEYOND, ids=[s for s, _ in BEYOND])
+def test_numbers_beyond_the_table(parser: str, scalar: str, want: Any) -> None:
+    doc = nodes.parse(f"k: {scalar}\n")
+    assert doc is not None
+    assert _same(doc.value["k"], want), (scalar, doc.value["k"], want)

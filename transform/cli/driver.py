@@ -59,7 +59,7 @@ def run(command: str, paths: list[str], c: Settings) -> int:
             # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
             from transform.pipeline.batch import upgrade_items
 
-            index = upgrade_items(items, settings, result, progress, jobs=c.jobs or os.cpu_count() or 1)
+            index = upgrade_items(items, settings, result, progress, jobs=c.jobs)
     progress.close()
     code = _outputs(command, result, items, c, stdin=stdin, out_names=out_names, write=command == "fix", index=index)
     report(command, result, c, stdout_is_data=stdin or command == "diff")

@@ -166,8 +166,9 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
         "--jobs",
         type=click.IntRange(min=0),
         default=0,
-        show_default="0: the CPU count",
-        help="Worker processes for large runs (0: one per CPU; small runs always use one).",
+        show_default="0: decided per run",
+        help="Worker processes (0: more than one only for a large run spread over several files, "
+        "and only as many as CPUs are free; small runs always use one).",
     ),
     "output_dir": click.option(
         "--output-dir",

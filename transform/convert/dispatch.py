@@ -206,6 +206,7 @@ def _input_finding(f: Finding, settings: Settings) -> Finding:
 
 
 def _check_upgraded(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
+    # lazy: the validators and their schemas load only when a document is validated
     from transform.validate import documents as validation
 
     found = [
@@ -219,6 +220,7 @@ def _check_upgraded(obj: dict[str, Any], settings: Settings, partial: bool) -> l
 
 def _check_current(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
     """A document that needs no change: its problems are warnings (errors only with --strict)."""
+    # lazy: the validators and their schemas load only when a document is validated
     from transform.validate import documents as validation
 
     found = validation.validate_document(obj, partial=partial, strict=settings.strict, target=settings.target)

@@ -11,8 +11,13 @@ from __future__ import annotations
 import re
 
 MAX_NAME = 253
-_LABEL = r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?"
-_SUBDOMAIN = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
+DNS1123_LABEL = r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?"
+_SUBDOMAIN = re.compile(rf"{DNS1123_LABEL}(?:\.{DNS1123_LABEL})*")
+
+
+def is_subdomain(name: str) -> bool:
+    """apimachinery's IsDNS1123Subdomain (the whole string: a trailing newline is not allowed)."""
+    return len(name) <= MAX_NAME and _SUBDOMAIN.fullmatch(name) is not None
 
 
 def name_problem(name: str) -> str:
@@ -21,7 +26,7 @@ def name_problem(name: str) -> str:
         return "a name must not be empty"
     if len(name) > MAX_NAME:
         return f"a name must be at most {MAX_NAME} characters, this one has {len(name)}"
-    if not _SUBDOMAIN.fullmatch(name):
+    if not is_subdomain(name):
         return (
             f"{name!r} is not a valid Kubernetes name (DNS-1123 subdomain: lower-case letters, digits, '-' and "
             "'.', starting and ending with a letter or digit)"

@@ -28,7 +28,7 @@ class Settings:
     # --- what the shell reads: inputs, outputs, the report ---
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
-    jobs: int = 0  # 0: the CPU count
+    jobs: int = 0  # 0: decided per run (pipeline.batch.default_jobs)
     output_dir: str | None = None
     force: bool = False  # rewrite read-only files
     fmt: str = "text"

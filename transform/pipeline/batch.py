@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from transform.convert.kustomize import is_kustomization_file
 from transform.model.findings import Finding, error, warning
@@ -155,11 +155,42 @@ def upgrade_items(
 PARALLEL_MIN_BYTES = 2 * 1024 * 1024  # below this, starting workers costs more than it saves
 
 
-def _work(args: tuple[str, bytes, Settings, Index]) -> FileResult:
+# What forked workers read (inherited, never pickled): the items, the settings and the index.
+_SHARED: tuple[list[Item], Settings, Index] | None = None
+
+
+def _work(args: int | tuple[str, bytes, Settings, Index]) -> FileResult:
     # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.pipeline.onefile import upgrade_file
 
+    if isinstance(args, int):  # forked: the index of an item in _SHARED
+        assert _SHARED is not None
+        items, settings, index = _SHARED
+        item = items[args]
+        return upgrade_file(item.name, item.data, settings, index)
     return upgrade_file(*args)
+
+
+def default_jobs(items: list[Item]) -> int:
+    """Workers for `-j 0` (the default): one process unless the work is large, spread over several
+    files, and CPUs are actually free (affinity, minus the load average: another job on the machine,
+    as in CI or beside pre-commit, takes its share). Never more than the candidates can use."""
+    sizes = [len(i.data) for i in items]
+    total = sum(sizes)
+    if len(items) < 2 or total < PARALLEL_MIN_BYTES:
+        return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    try:
+        busy = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        busy = 0.0
+    free = int(cpus - busy + 0.5)
+    # a file is not split: when one file is most of the work, a second process mostly waits
+    useful = max(1, int(total / max(sizes)))
+    return max(1, min(cpus, free, useful))
 
 
 def _worker_init(parent: int) -> None:
@@ -198,6 +229,8 @@ def _upgrade_all(
     from transform.pipeline.onefile import upgrade_file
 
     total = sum(len(i.data) for i in items)
+    if jobs == 0:
+        jobs = default_jobs(items)
     if jobs <= 1 or len(items) < 2 or total < PARALLEL_MIN_BYTES:
         out = []
         for n, item in enumerate(items):
@@ -205,12 +238,25 @@ def _upgrade_all(
             if progress:
                 progress(n + 1, len(items))
         return out
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(os.getpid(),)) as pool:
-        out = []
-        for n, res in enumerate(pool.map(_work, [(i.name, i.data, settings, index) for i in items], chunksize=8)):
-            out.append(res)
-            if progress:
-                progress(n + 1, len(items))
-        return out
+    global _SHARED
+    # fork where the platform has it: a worker starts with the parent's modules, items and index
+    # (no re-import, no pickling of the inputs); elsewhere the arguments travel to spawned workers.
+    fork = "fork" in multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if fork else None)
+    tasks: list[Any] = list(range(len(items))) if fork else [(i.name, i.data, settings, index) for i in items]
+    _SHARED = (items, settings, index) if fork else None
+    try:
+        with ProcessPoolExecutor(
+            max_workers=jobs, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),)
+        ) as pool:
+            out = []
+            for n, res in enumerate(pool.map(_work, tasks, chunksize=8)):
+                out.append(res)
+                if progress:
+                    progress(n + 1, len(items))
+            return out
+    finally:
+        _SHARED = None

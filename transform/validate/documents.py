@@ -13,7 +13,6 @@ import base64
 import binascii
 import datetime
 import functools
-import json
 import re
 from typing import Any
 
@@ -23,6 +22,7 @@ from transform.model.plain import PayloadError, loads_json
 from transform.validate import crds, objectmeta, webhooks
 from transform.validate.schemas import load_schema
 from transform.validate.structural import Node, Validator
+from transform.validate.structural import show as _show
 
 Release = tuple[int, int]
 LATEST: Release = releases.LATEST
@@ -54,14 +54,6 @@ def normalize(value: Any) -> Any:
     if isinstance(value, datetime.date):
         return value.isoformat()
     return value
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    return json.dumps(value)
 
 
 def _unknown_hint(found: list[Finding], api_version: str, kind: str) -> list[Finding]:

@@ -18,20 +18,19 @@ import json
 import re
 from typing import Any
 
+from transform.kubevirt.names import DNS1123_LABEL, MAX_NAME, is_subdomain
 from transform.model.findings import Finding, error
 from transform.validate.structural import Node
 
 Path = tuple[Any, ...]
 
-DNS1123_SUBDOMAIN_MAX = 253
+DNS1123_SUBDOMAIN_MAX = MAX_NAME
 DNS1123_LABEL_MAX = 63
 QUALIFIED_NAME_MAX = 63
 LABEL_VALUE_MAX = 63
 ANNOTATIONS_MAX_BYTES = 256 * 1024
 
-_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_SUBDOMAIN_RE = re.compile(rf"^{_LABEL}(\.{_LABEL})*$")
-_LABEL_RE = re.compile(rf"^{_LABEL}$")
+_LABEL_RE = re.compile(rf"^{DNS1123_LABEL}$")
 _QUALIFIED_NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _LABEL_VALUE_RE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
@@ -92,7 +91,7 @@ SCHEMA: dict[str, Any] = {
 def subdomain_problem(value: str) -> str | None:
     if len(value) > DNS1123_SUBDOMAIN_MAX:
         return f"must be no more than {DNS1123_SUBDOMAIN_MAX} characters (got {len(value)})"
-    if not _SUBDOMAIN_RE.match(value):
+    if not is_subdomain(value):
         return (
             "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
             "and must start and end with an alphanumeric character (e.g. 'example.com')"

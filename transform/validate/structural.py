@@ -105,7 +105,8 @@ class Node:
             self.props = {**(self.props or {}), "metadata": meta}
 
 
-def _show(value: Any) -> str:
+def show(value: Any) -> str:
+    """A value as a message shows it: JSON for scalars, a word for containers."""
     if isinstance(value, dict):
         return "a mapping"
     if isinstance(value, list):
@@ -184,16 +185,16 @@ class _Walk:
                 self.out.append(
                     error(
                         "schema.type",
-                        f"expected a quantity (integer or string like 2Gi), got {_show(value)}",
+                        f"expected a quantity (integer or string like 2Gi), got {show(value)}",
                         self.path(path),
                     )
                     if node.pattern is not None
-                    else error("schema.type", f"expected an integer or a string, got {_show(value)}", self.path(path))
+                    else error("schema.type", f"expected an integer or a string, got {show(value)}", self.path(path))
                 )
                 return
         elif node.type is not None and not _type_ok(node.type, value):
             self.out.append(
-                error("schema.type", f"expected {self._expected(node)}, got {_show(value)}", self.path(path))
+                error("schema.type", f"expected {self._expected(node)}, got {show(value)}", self.path(path))
             )
             return
         if isinstance(value, dict):
@@ -292,17 +293,17 @@ class _Walk:
 
     def _scalar(self, node: Node, value: Any, path: list[Any]) -> None:
         if node.enum is not None and value not in node.enum:
-            choices = ", ".join(_show(v) for v in node.enum)
+            choices = ", ".join(show(v) for v in node.enum)
             self.out.append(
-                error("schema.enum", f"unsupported value {_show(value)}: supported values: {choices}", self.path(path))
+                error("schema.enum", f"unsupported value {show(value)}: supported values: {choices}", self.path(path))
             )
         if isinstance(value, str):
             if node.pattern is not None and not node.pattern.search(value):
                 if node.int_or_string:
-                    message = f"{_show(value)} is not a valid quantity (e.g. 128Mi, 2Gi, 1.5G, 1000)"
+                    message = f"{show(value)} is not a valid quantity (e.g. 128Mi, 2Gi, 1.5G, 1000)"
                     self.out.append(error("schema.quantity", message, self.path(path)))
                 else:
-                    message = f"{_show(value)} does not match {node.pattern_text}"
+                    message = f"{show(value)} does not match {node.pattern_text}"
                     self.out.append(error("schema.pattern", message, self.path(path)))
             if node.max_length is not None and len(value) > node.max_length:
                 message = f"may not be longer than {node.max_length} characters, got {len(value)}"
@@ -311,12 +312,12 @@ class _Walk:
                 message = f"must be at least {node.min_length} characters long, got {len(value)}"
                 self.out.append(error("schema.minLength", message, self.path(path)))
             if node.format == "date-time" and not _DATE_TIME.match(value):
-                message = f"{_show(value)} is not a date-time (RFC 3339, e.g. 2024-01-02T15:04:05Z)"
+                message = f"{show(value)} is not a date-time (RFC 3339, e.g. 2024-01-02T15:04:05Z)"
                 self.out.append(error("schema.format", message, self.path(path)))
         elif not isinstance(value, bool) and isinstance(value, (int, float)):
             if node.minimum is not None and value < node.minimum:
-                message = f"must be at least {node.minimum}, got {_show(value)}"
+                message = f"must be at least {node.minimum}, got {show(value)}"
                 self.out.append(error("schema.minimum", message, self.path(path)))
             if node.maximum is not None and value > node.maximum:
-                message = f"must be at most {node.maximum}, got {_show(value)}"
+                message = f"must be at most {node.maximum}, got {show(value)}"
                 self.out.append(error("schema.maximum", message, self.path(path)))

@@ -1,8 +1,9 @@
 """Write new nodes as YAML or JSON text in a file's own style.
 
 Only new nodes are written here (a base64 wrapper becoming an object, added labels, inserted keys);
-everything else is edited in place (`edits.py`). Block YAML comes from ruamel.yaml's emitter set to the
-document's detected style (`detect_style`: mapping indent, sequence dash offset, preferred quote). A new
+everything else is edited in place (`edits.py`). Block YAML is written by the library's emitters set to
+the document's detected style (`detect_style`: mapping indent, sequence dash offset, preferred quote):
+libyaml's C emitter (ruamel.yaml.clib) for kubectl's style, ruamel.yaml's Python emitter for any other. A new
 scalar is plain only when Kubernetes reads the plain text back as the same string (the Kubernetes
 resolver) and no YAML 1.1 reader takes it for a timestamp or a base-60 number; otherwise it is quoted.
 JSON documents are written with the json module.
@@ -18,11 +19,15 @@ from typing import Any
 
 from ruamel.yaml.emitter import Emitter
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-from ruamel.yaml.representer import SafeRepresenter
 from ruamel.yaml.serializer import Serializer
 from ruamel.yaml.tag import Tag
 
-from transform.yamltext.resolver import TIMESTAMP, KubernetesResolver
+from transform.yamltext.resolver import BOOL, FLOAT, INT, MAP, NULL, SEQ, STR, TIMESTAMP, KubernetesResolver
+
+try:
+    from _ruamel_yaml import CEmitter  # ruamel.yaml.clib: libyaml's emitter
+except ImportError:
+    CEmitter = None
 
 
 @dataclass(frozen=True)
@@ -125,15 +130,31 @@ class _StyledEmitter(Emitter):
         return style
 
 
-class _Representer(SafeRepresenter):
-    """Plain data; never an anchor (a dict used twice is written twice)."""
-
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
+_TAGS = WriterResolver.TAGS
 
 
-class _Dumper(_StyledEmitter, Serializer, _Representer, WriterResolver):
-    """ruamel.yaml's emitter, serializer and representer with the writer's resolver, in the file's style."""
+def _node(value: Any, quote: str) -> Node:
+    """The node tree of plain data: keys in their order, no anchors, each string plain only when `plain_ok`."""
+    if isinstance(value, str):
+        return ScalarNode(_TAGS[STR], value, style=None if plain_ok(value) else quote)
+    if isinstance(value, dict):
+        pairs = [(_node(str(k), quote), _node(v, quote)) for k, v in value.items()]
+        return MappingNode(_TAGS[MAP], pairs, flow_style=not pairs)
+    if isinstance(value, list):
+        return SequenceNode(_TAGS[SEQ], [_node(v, quote) for v in value], flow_style=not value)
+    if value is None:
+        return ScalarNode(_TAGS[NULL], "null")
+    if value is True or value is False:
+        return ScalarNode(_TAGS[BOOL], "true" if value else "false")
+    if isinstance(value, int):
+        return ScalarNode(_TAGS[INT], str(value))
+    if isinstance(value, float):
+        return ScalarNode(_TAGS[FLOAT], json.dumps(value))
+    raise TypeError(f"cannot write a {type(value).__name__} as YAML")
+
+
+class _PyDumper(_StyledEmitter, Serializer, WriterResolver):
+    """ruamel.yaml's Python emitter and serializer: every style (mapping indent, sequence dash offset)."""
 
     def __init__(self, stream: io.StringIO, style: Style) -> None:
         _StyledEmitter.__init__(
@@ -150,17 +171,29 @@ class _Dumper(_StyledEmitter, Serializer, _Representer, WriterResolver):
         self.best_sequence_indent = style.offset + 2
         self.preferred_quote = style.quote
         Serializer.__init__(self, dumper=self)
-        _Representer.__init__(self, default_flow_style=False, dumper=self)
-        self.sort_base_mapping_type_on_output = False  # keys in their order
         WriterResolver.__init__(self, loadumper=self)
 
 
-def block(value: Any, indent: int, style: Style) -> list[str]:
-    """Lines (no newlines) of a non-empty mapping or sequence with its keys (or dashes) at column `indent`."""
+if CEmitter is not None:
+
+    class _CDumper(CEmitter, WriterResolver):
+        """libyaml's emitter (ruamel.yaml.clib), 2-3x faster: kubectl's style (2 spaces, `- ` at the key's column)."""
+
+        def __init__(self, stream: io.StringIO, style: Style) -> None:
+            CEmitter.__init__(self, stream, indent=2, width=1 << 30, allow_unicode=True, line_break="\n")
+            WriterResolver.__init__(self, loadumper=self)
+
+
+def block(value: Any, indent: int, style: Style, *, c_emitter: bool = True) -> list[str]:
+    """Lines (no newlines) of a non-empty mapping or sequence with its keys (or dashes) at column `indent`.
+
+    kubectl's style goes through libyaml's C emitter when it is installed (`c_emitter=False`: never).
+    """
     out = io.StringIO()
-    dumper = _Dumper(out, style)
+    kubectl = c_emitter and CEmitter is not None and style.unit == 2 and style.offset == 0
+    dumper = _CDumper(out, style) if kubectl else _PyDumper(out, style)
     dumper.open()
-    dumper.represent(value)
+    dumper.serialize(_node(value, style.quote))
     dumper.close()
     cut = style.offset if isinstance(value, list) else 0  # ruamel indents a top-level sequence by the offset
     pad = " " * indent
