@@ -284,3 +284,13 @@ def test_validate_judges_other_groups_and_names_the_family(tmp_path: object) -> 
     assert any(f["code"] == "schema.unknown-field" and f["extra"].get("family") == "export" for f in found)
     f = Finding(Severity.WARNING, "schema.required", "m", extra={"family": "export"})
     assert matches(f, "export") and matches(f, "schema.") and not matches(f, "cdi")
+
+
+def test_kustomization_target_naming_a_group_only_is_read() -> None:
+    from transform.convert.index import Index
+    from transform.model.settings import Settings
+    from transform.pipeline.onefile import upgrade_file
+
+    before = "resources: [e.yaml]\npatches:\n- target: {group: pool.kubevirt.io, version: v1alpha1}\n  path: p.yaml\n"
+    r = upgrade_file("app/kustomization.yaml", before.encode(), Settings(), Index())
+    assert r.new_text == before.replace("v1alpha1", "v1beta1")

@@ -366,7 +366,49 @@ def decide(api_version: str, kind: str, targets: Targets) -> Decision | None:
 
 
 def needles() -> tuple[str, ...]:
-    """Byte markers of every group in the table: a document naming none of them holds no object,
-    reference or kustomize target of these groups. The groups under kubevirt.io share one marker."""
-    out = {"kubevirt.io" if g.endswith("kubevirt.io") else g + "/": None for g in sorted(GROUPS)}
+    """Byte markers of every group in the table: a document naming none of them holds no object or
+    reference of these groups. The *.kubevirt.io groups share `kubevirt.io/` (apiVersions, labels);
+    a kustomize patch target names a group without the slash, and kustomizations are always read."""
+    out = {"kubevirt.io/" if a.group.endswith("kubevirt.io") else a.api_version: None for a in TABLE}
     return tuple(out)
+
+
+def _rel(api: Api, release: Release | None) -> str:
+    return f"{release[0]}.{release[1]}" if release else "–"
+
+
+def markdown_table() -> str:
+    """The README's table of every group/version (tests/kubevirt/test_apis.py keeps them equal)."""
+    lines = [
+        "| group/version | kinds | served from | deprecated | removed (or unserved) "
+        "| fix writes (newest the target serves) |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for api in TABLE:
+        kinds = ", ".join(api.kinds) or "all"
+        later_rows = [r.api_version for r in later(api)]
+        if api.legacy:
+            action = "not upgradable: reported"
+        elif not api.upgrade:
+            action = "kept (" + api.note + ")"
+        elif later_rows and api.family == "instancetype":
+            action = f"`{later_rows[-1]}` (whatever the target: old payloads are unreadable from 1.7)"
+        elif later_rows:
+            action = " or ".join(f"`{v}`" for v in reversed(later_rows))
+        else:
+            action = "current"
+        removed = (
+            _rel(api, api.removed)
+            if api.removed
+            else (f"{_rel(api, api.unserved)} (unserved)" if api.unserved else "–")
+        )
+        product = f" ({api.product})" if api.product == CDI else ""
+        lines.append(
+            f"| `{api.api_version}`{product} | {kinds} | {_rel(api, api.served)} | {_rel(api, api.deprecated)} "
+            f"| {removed} | {action} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(markdown_table(), end="")

@@ -16,6 +16,7 @@ from typing import Any
 
 from transform.convert.dispatch import Change, upgrade_document
 from transform.convert.index import Index
+from transform.convert.kustomize import is_kustomization_file
 from transform.model import plain
 from transform.model.findings import Finding, Severity, apply_policy, error
 from transform.model.settings import Settings
@@ -172,11 +173,13 @@ def _upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> F
         result.findings.append(error("input.encoding", str(exc), file=name))
         return result
     result.source = source
-    if not textio.is_candidate(data):
+    kustomization = is_kustomization_file(name)  # read whole: a patch target names a group only
+    if not kustomization and not textio.is_candidate(data):
         return result
     pieces: list[tuple[int, int, str]] = []  # (start, end, new text) of each changed document
     shift = 0  # lines added before the current document by earlier edits
-    for pd in iter_documents(name, source, settings, result.findings):
+    needles = ("",) if kustomization else textio.NEEDLES_STR
+    for pd in iter_documents(name, source, settings, result.findings, needles):
         if pd.doc is None:
             continue
         locate = locator(name, pd, pd.line0)

@@ -10,7 +10,9 @@ from transform.kubevirt import apis
 
 # Bytes that mark a document worth parsing. Anything without one of them is passed through
 # untouched and never parsed (the pre-filter: 95% of a GitOps repo). The API groups' markers come
-# from the table (`kubevirt.io` covers instancetype, flavor, core, export, ...; `cdi.io/` CDI 1.0).
+# from the table: `kubevirt.io/` is in every apiVersion, owner reference and label of a KubeVirt or
+# CDI group, `cdi.io/v1alpha1` is CDI 1.0's group; ControllerRevision finds instancetype revisions
+# (apps/v1) and VirtualMachine partial VM documents. Kustomizations are read whole.
 NEEDLES_STR = ("ControllerRevision", "VirtualMachine", *apis.needles())
 NEEDLES = tuple(n.encode() for n in NEEDLES_STR)
 
