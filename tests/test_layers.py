@@ -147,3 +147,19 @@ def test_no_import_cycles() -> None:
 def test_each_layer_says_its_job(package: str) -> None:
     doc = ast.get_docstring(ast.parse((PACKAGE / package / "__init__.py").read_text()))
     assert doc and len(doc) > 20
+
+
+def test_readme_design_names_every_module() -> None:
+    text = (ROOT / "README.md").read_text()
+    design = text[text.index("## Design\n") : text.index("\n## ", text.index("## Design\n") + 1)]
+    missing = []
+    for module in MODULES:
+        parts = module.split(".")
+        if len(parts) < 3 or parts[-1] in TOP:
+            continue
+        if f"`{parts[-1]}`" not in design and f"`{parts[-1]}/`" not in design and f"+ `{parts[-1]}`" not in design:
+            missing.append(module)
+    for layer in LAYERS:
+        if f"`{layer}/`" not in design:
+            missing.append(layer + "/")
+    assert missing == [], "README Design must name every module and layer"
