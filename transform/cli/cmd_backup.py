@@ -56,6 +56,7 @@ def backup(archive: str, output: str | None, check: bool, **kw: Any) -> None:
 
 
 def _run(archive: str, output: str | None, c: Settings) -> int:
+    # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
     from transform.cli.driver import report
     from transform.integrations import velero as core
     from transform.model.findings import Severity

@@ -43,6 +43,7 @@ def krm(**kw: Any) -> None:
 
 
 def _run(base: Settings) -> int:
+    # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
     from transform.integrations import krm as core
     from transform.model.limits import file_limit
     from transform.pipeline import sources
@@ -59,6 +60,7 @@ def _run(base: Settings) -> int:
 
 
 def _log(out: Any) -> None:
+    # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
     from transform.model.findings import Severity
 
     errors = sum(1 for f in out.findings if f.severity is Severity.ERROR)

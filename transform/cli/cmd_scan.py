@@ -49,6 +49,7 @@ def scan(paths: tuple[str, ...], **kw: Any) -> None:
 
 
 def _run(paths: list[str], c: Settings) -> int:
+    # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
     from transform.integrations import scan_inputs
     from transform.model.findings import Finding, Severity, apply_policy
     from transform.pipeline import inventory as core

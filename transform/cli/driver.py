@@ -51,10 +51,12 @@ def run(command: str, paths: list[str], c: Settings) -> int:
     index = None
     if items:
         if command == "validate":
+            # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
             from transform.pipeline.validate_files import validate_items
 
             validate_items(items, settings, result)
         else:
+            # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
             from transform.pipeline.batch import upgrade_items
 
             index = upgrade_items(items, settings, result, progress, jobs=c.jobs)
@@ -151,6 +153,7 @@ def _outputs(
 
 def _replan(item: Item, unwritten: set[str], index: Index, settings: Settings) -> FileResult:
     """`item` upgraded again without the renames whose revision files could not be written."""
+    # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
     from transform.pipeline.onefile import upgrade_file
 
     for old in unwritten:
@@ -213,6 +216,7 @@ def policy(result: RunResult, c: Settings) -> None:
 
 
 def report(command: str, result: RunResult, c: Settings, *, stdout_is_data: bool = False) -> None:
+    # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
     from transform.report import formats
 
     policy(result, c)

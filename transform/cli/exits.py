@@ -37,6 +37,7 @@ Exit codes:
 def guard(fn: Callable[[], int], debug: bool = False, *, prog: str = "instancetype-upgrade") -> int:
     """Run a command body: an exception is a bug, reported in one line with a distinct exit code."""
     if debug:
+        # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
         from transform.yamltext import nodes  # ruamel.yaml, loaded up front only with --debug
 
         click.echo(f"{prog}: debug: {nodes.parser_description()}", err=True)
@@ -44,6 +45,7 @@ def guard(fn: Callable[[], int], debug: bool = False, *, prog: str = "instancety
     try:
         return fn()
     except KeyboardInterrupt as exc:  # SIGINT, and SIGTERM through _terminate: no temp file stays behind
+        # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
         from transform.pipeline import sinks
 
         sinks.remove_live_temp_files()

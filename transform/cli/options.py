@@ -24,6 +24,7 @@ def parse_target(ctx: click.Context | None, param: click.Parameter | None, value
     """--target-kubevirt: the one place the command line parses a release (None: the Settings default)."""
     if value is None or isinstance(value, tuple):
         return value
+    # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
     from transform.kubevirt import releases
 
     try:
@@ -39,6 +40,7 @@ def parse_target_cdi(ctx: click.Context | None, param: click.Parameter | None, v
     """--target-cdi (None: the Settings default)."""
     if value is None or isinstance(value, tuple):
         return value
+    # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
     from transform.kubevirt import apis
 
     try:

@@ -6,11 +6,11 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from transform import convert
-from transform.convert import objects, payloads, revisions
+from transform.convert import flavor, kustomize, modernize, objects, payloads, revisions
 from transform.convert.index import REF_PATHS, Index, namespace_of
 from transform.convert.kustomize import is_kustomization_file
 from transform.convert.outcome import Change, Outcome, object_ref
-from transform.kubevirt import apis, embedding, fields
+from transform.kubevirt import apis, embedding, fields, releases
 from transform.model.findings import Finding, Severity, error, info, warning
 from transform.model.plain import as_map
 from transform.model.plain import get as _get
@@ -129,8 +129,6 @@ def _object(
         if api == convert.LATEST and kind in fields.FAMILY_OF_KIND:
             out.findings.extend(_check_current(obj, settings, partial=file in index.patch_files))
             if settings.modernize:
-                from transform.convert import modernize
-
                 new, found = modernize.modernize_object(copy.deepcopy(obj), settings.target)
                 out.findings.extend(found)
                 if new != obj:
@@ -162,12 +160,8 @@ def _object(
     if new_kind != kind:
         new["kind"] = new_kind
     if api.startswith("flavor.kubevirt.io/"):
-        from transform.convert import flavor
-
         out.findings.extend(flavor.object_findings(obj, new))
     if settings.modernize:
-        from transform.convert import modernize
-
         new, found = modernize.modernize_object(new, settings.target)
         out.findings.extend(found)
     out.set(path, new)
@@ -187,6 +181,7 @@ def _input_findings(
     obj: dict[str, Any], settings: Settings, partial: bool
 ) -> tuple[list[Finding], set[tuple[str, Path]]]:
     """The input's problems (as warnings) and the missing fields an upgrade carries over without blame."""
+    # lazy: the validators and their schemas load only when a document is validated
     from transform.validate import documents as validation
 
     carried: set[tuple[str, Path]] = set()
@@ -211,7 +206,7 @@ def _input_finding(f: Finding, settings: Settings) -> Finding:
 
 
 def _check_upgraded(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
-    from transform.kubevirt import releases
+    # lazy: the validators and their schemas load only when a document is validated
     from transform.validate import documents as validation
 
     found = [
@@ -225,7 +220,7 @@ def _check_upgraded(obj: dict[str, Any], settings: Settings, partial: bool) -> l
 
 def _check_current(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
     """A document that needs no change: its problems are warnings (errors only with --strict)."""
-    from transform.kubevirt import releases
+    # lazy: the validators and their schemas load only when a document is validated
     from transform.validate import documents as validation
 
     found = validation.validate_document(obj, partial=partial, strict=settings.strict, target=settings.target)
@@ -244,8 +239,6 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
         return
     if up is None:
         if settings.modernize and settings.modernize_revisions and isinstance(obj.get("data"), dict):
-            from transform.convert import modernize
-
             data, found = modernize.modernize_object(copy.deepcopy(obj["data"]), settings.target)
             if data != obj["data"]:
                 out.set(path + ("data",), data)
@@ -253,8 +246,6 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
                 out.changes.append(Change(path, upgraded=False, check=lambda o: _check_revision(o, settings)))
         return
     if settings.modernize and settings.modernize_revisions and isinstance(up.doc.get("data"), dict):
-        from transform.convert import modernize
-
         up.doc["data"], found = modernize.modernize_object(up.doc["data"], settings.target)
         out.findings.extend(f.at(path=("data",) + f.path) for f in found)
     out.set(path, up.doc)
@@ -287,6 +278,7 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
 
 
 def _check_revision(obj: dict[str, Any], settings: Settings) -> list[Finding]:
+    # lazy: the validators and their schemas load only when a document is validated
     from transform.validate import documents as validation
 
     found = [
@@ -305,7 +297,6 @@ def _check_revision(obj: dict[str, Any], settings: Settings) -> list[Finding]:
 
 
 def _kustomization(out: Outcome, path: Path, obj: dict[str, Any], targets: apis.Targets, *, partial: bool) -> None:
-    from transform.convert import kustomize
 
     result = kustomize.upgrade_kustomization(obj, targets, partial=partial)
     if result is None:
@@ -321,8 +312,6 @@ def _vm(out: Outcome, path: Path, vm: dict[str, Any], doc_path: Path, index: Ind
     ns = namespace_of(vm) if ns is None else (namespace_of(vm) or ns)
     changed = False
     if isinstance(vm.get("spec"), dict) and "flavor" in vm["spec"]:
-        from transform.convert import flavor
-
         new_vm, found = flavor.upgrade_vm(copy.deepcopy(_get(out.value, path)))
         out.findings.extend(found)
         if new_vm is not None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from transform.convert import payloads, revisions
+from transform.convert.kustomize import is_kustomization_file
 from transform.model.plain import get as _get
 
 Hints = revisions.Hints
@@ -151,7 +152,6 @@ def _remote(resource: str) -> bool:
 
 
 def _is_kustomization(name: str) -> bool:
-    from transform.convert.kustomize import is_kustomization_file
 
     return is_kustomization_file(name)
 

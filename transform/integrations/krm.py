@@ -88,6 +88,7 @@ def options(function_config: Any, base: Settings) -> tuple[Settings, list[Findin
             else:
                 values[BOOL_OPTIONS[key]] = b
         elif key == "target-kubevirt":
+            # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
             from transform.kubevirt import releases
 
             try:
@@ -98,6 +99,7 @@ def options(function_config: Any, base: Settings) -> tuple[Settings, list[Findin
                 if note:
                     found.append(info("krm.config", note, path))
         elif key == "target-cdi":
+            # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
             from transform.kubevirt import apis
 
             try:
@@ -115,6 +117,7 @@ def options(function_config: Any, base: Settings) -> tuple[Settings, list[Findin
 
 
 def _document(source: textio.Source) -> tuple[textio.Chunk, Any]:
+    # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
     from transform.yamltext import nodes as yamlnodes
 
     chunks = [c for c in textio.split_documents(source.text) if _content(source.text[c.start : c.end])]
@@ -236,6 +239,7 @@ def _with_results(
 ) -> str:
     """`text` with the top-level `results` set to `results` (removed when empty), and the id
     annotations of the items `drop_ids` removed, as minimal edits."""
+    # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
     from transform.yamltext import edits, emit
     from transform.yamltext import nodes as yamlnodes
 
@@ -265,6 +269,7 @@ def _with_results(
 
 
 def process(data: bytes, base: Settings | None = None) -> Outcome:
+    # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
     from transform.pipeline import onefile as engine
     from transform.pipeline.batch import Item, build_index
     from transform.yamltext import nodes as yamlnodes

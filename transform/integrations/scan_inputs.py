@@ -114,6 +114,7 @@ def iter_inputs(
     settings: Settings | None = None,
 ) -> Iterator[tuple[str, bytes]]:
     """Every input as (display name, bytes), read as `fix` reads them (bounded, regular files only)."""
+    # lazy: start-up: directory walking only when scan is given directories
     from transform.pipeline import sources
 
     settings = settings or Settings()

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, Any
 
+from transform.model.findings import quote_name
 from transform.model.limits import DEFAULT_MAX_ARCHIVE_BYTES, MAX_TAR_HEADER_BYTES
 from transform.pipeline.sources import not_regular
 
@@ -149,7 +150,6 @@ def refusal(path: str, refused: list[str]) -> str:
 
 
 def quote(name: str) -> str:
-    from transform.model.findings import quote_name
 
     return quote_name(name)
 

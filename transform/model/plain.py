@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from transform.model.limits import MAX_DEPTH
+
 
 def as_map(value: Any) -> dict[str, Any]:
     """`value` when it is a mapping, else an empty one: malformed input never raises here."""
@@ -25,7 +27,6 @@ def get(doc: Any, path: tuple[Any, ...]) -> Any:
 def first_unrepresentable(value: Any, max_depth: int | None = None) -> tuple[Any, ...] | None:
     """The path of the first value JSON cannot carry (NaN, infinity) or, with `max_depth`, of the first
     container nested deeper than that; None when there is none. Iterative: any depth is safe to ask."""
-    from transform.model.limits import MAX_DEPTH
 
     limit = MAX_DEPTH if max_depth is None else max_depth
     stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
@@ -54,8 +55,6 @@ def loads_json(data: str | bytes) -> Any:
     """json.loads for payloads decoded out of a document (base64 wrappers), with the document limits:
     nesting at most MAX_DEPTH, no NaN or infinity. Raises ValueError (PayloadError for a limit)."""
     import json
-
-    from transform.model.limits import MAX_DEPTH
 
     try:
         value = json.loads(data, parse_constant=_no_constant)

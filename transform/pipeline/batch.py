@@ -86,6 +86,7 @@ def read_inputs(
 
 
 def build_index(items: list[Item], settings: Settings) -> Index:
+    # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.convert.index import Index
     from transform.pipeline.onefile import iter_documents
 
@@ -129,6 +130,7 @@ def upgrade_items(
     progress: Callable[[int, int], None] | None = None,
     jobs: int = 1,
 ) -> Index:
+    # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.pipeline.onefile import upgrade_file
 
     index = build_index(items, settings)
@@ -158,6 +160,7 @@ _SHARED: tuple[list[Item], Settings, Index] | None = None
 
 
 def _work(args: int | tuple[str, bytes, Settings, Index]) -> FileResult:
+    # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.pipeline.onefile import upgrade_file
 
     if isinstance(args, int):  # forked: the index of an item in _SHARED
@@ -222,6 +225,7 @@ def _upgrade_all(
     progress: Callable[[int, int], None] | None,
 ) -> list[FileResult]:
     """Results in input order whatever the scheduling; worker processes only for large runs."""
+    # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.pipeline.onefile import upgrade_file
 
     total = sum(len(i.data) for i in items)

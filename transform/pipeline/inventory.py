@@ -119,6 +119,7 @@ def _ns_match(a: str, b: str) -> bool:
 def scan_items(
     items: Iterable[tuple[str, bytes]], target: tuple[int, int] = releases.LATEST, settings: Settings | None = None
 ) -> Scan:
+    # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.pipeline.onefile import iter_documents
     from transform.yamltext.nodepath import locate
 

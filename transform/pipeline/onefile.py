@@ -182,7 +182,7 @@ def _upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> F
     for pd in iter_documents(name, source, settings, result.findings, needles):
         if pd.doc is None:
             continue
-        locate = _locator(name, pd, pd.line0)
+        locate = locator(name, pd, pd.line0)
         result.findings += duplicate_keys(pd, settings, locate)
         outcome = upgrade_document(pd.doc.value, settings=settings, index=index, file=name)
         result.findings.extend(locate(f) for f in outcome.findings)
@@ -254,7 +254,7 @@ def duplicate_keys(pd: ParsedDoc, settings: Settings, locate: Any) -> list[Findi
     return [locate(Finding(sev, "input.duplicate-key", msg, path=path)) for path, _ in pd.doc.duplicates]
 
 
-def _locator(name: str, pd: ParsedDoc, line0: int) -> Any:
+def locator(name: str, pd: ParsedDoc, line0: int) -> Any:
     def locate(f: Finding) -> Finding:
         try:
             line, col = nodepath.locate(pd.doc.root, f.path) if pd.doc is not None else (0, 0)

@@ -9,6 +9,8 @@ import stat
 from collections.abc import Iterator
 from typing import IO
 
+from transform.model.findings import quote_name
+
 
 class WriteError(Exception):
     pass
@@ -236,8 +238,6 @@ def write_copy(output_dir: str, rel: str, data: bytes) -> str:
 def unified_diff(name: str, old: str, new: str) -> str:
     """A unified diff whose header names the file as git does (quoted when it holds a newline, an escape...)."""
     import difflib
-
-    from transform.model.findings import quote_name
 
     return "".join(
         difflib.unified_diff(

@@ -10,7 +10,7 @@ from transform.model.findings import Finding, Severity, error, warning
 from transform.model.plain import as_map
 from transform.model.settings import Settings
 from transform.pipeline.batch import Item, RunResult, build_index
-from transform.pipeline.onefile import FileResult, _locator, duplicate_keys, iter_documents
+from transform.pipeline.onefile import FileResult, duplicate_keys, iter_documents, locator
 from transform.validate import documents as validation
 from transform.yamltext import textio
 
@@ -84,7 +84,7 @@ def validate_items(items: list[Item], settings: Settings, run: RunResult) -> Non
         for pd in iter_documents(item.name, source, settings, result.findings):
             if pd.doc is None:
                 continue
-            locate = _locator(item.name, pd, pd.line0)
+            locate = locator(item.name, pd, pd.line0)
             result.findings += duplicate_keys(pd, settings, locate)
             if pd.doc.value is not None and not isinstance(pd.doc.value, dict):
                 result.findings.append(
