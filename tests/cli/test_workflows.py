@@ -249,6 +249,7 @@ def test_no_files_matched_warns_and_fails_under_strict(tmp_path: pathlib.Path) -
     (tmp_path / "empty").mkdir()
     code, out, _ = invoke("check", str(tmp_path / "empty"))
     assert code == 0 and "warning: no files matched" in out, out
+    assert out.startswith(f"{tmp_path / 'empty'}: warning"), out  # named by the path given, not <stdin>
     code, out, _ = invoke("check", "--strict", str(tmp_path / "empty"))
     assert code == 3 and "error: no files matched" in out, out
 

@@ -44,6 +44,7 @@ def run(command: str, paths: list[str], c: Settings) -> int:
                     + (f"; --include {' '.join(c.include)}" if c.include else "")
                     + (f"; --exclude {' '.join(c.exclude)}" if c.exclude else "")
                     + ")",
+                    file=", ".join(paths),
                 )
             )
     out_names = _output_names(items, c.output_dir) if c.output_dir else {}
