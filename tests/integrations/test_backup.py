@@ -487,6 +487,27 @@ def test_extracted_backup_through_fix(backup: Path, tmp_path: Path, capsys: pyte
     assert pod_file.read_bytes() == compact(pod())
 
 
+def test_backup_repacked_with_real_tar_dot(backup: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A backup unpacked and repacked with `tar czf x.tar.gz .` has `./resources/...` members: still upgraded."""
+    root = tmp_path / "unpacked"
+    root.mkdir()
+    subprocess.run(["tar", "xzf", str(backup), "-C", str(root)], check=True)
+    repacked = tmp_path / "repacked.tar.gz"
+    subprocess.run(["tar", "czf", str(repacked), "-C", str(root), "."], check=True)
+    with tarfile.open(repacked, "r:gz") as tf:
+        assert any(n.startswith("./resources/") for n in tf.getnames())
+    out = tmp_path / "out.tar.gz"
+    code, err = run(["backup", str(repacked), "-o", str(out), "--rename"], capsys)
+    assert code == 1, err
+    with tarfile.open(out, "r:gz") as tf:
+        names = tf.getnames()
+        f1 = tf.extractfile(f"./{CR_DIR}/namespaces/{NS}/{F1_NEW}.json")
+        assert f1 is not None and json.loads(f1.read())["metadata"]["name"] == F1_NEW
+        vm = tf.extractfile(f"./{VM_DIR}/namespaces/{NS}/vm-legacy.json")
+        assert vm is not None and json.loads(vm.read())["spec"]["instancetype"]["revisionName"] == F1_NEW
+    assert all(n == "." or n.startswith("./") for n in names)  # member names keep their form
+
+
 def test_gzip_header_and_tar_format_kept(backup: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src = tmp_path / "gnu.tar.gz"
     with tarfile.open(src, "w:gz", format=tarfile.GNU_FORMAT) as tf:

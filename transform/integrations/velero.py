@@ -48,7 +48,7 @@ from transform.pipeline.onefile import FileResult, iter_documents, upgrade_file
 from transform.yamltext import textio
 
 ITEM = re.compile(
-    r"^resources/(?P<gr>[^/]+)/(?:(?P<ver>v\d+(?:(?:alpha|beta)\d+)?)(?P<pref>-preferredversion)?/)?"
+    r"^(?:\./)*resources/(?P<gr>[^/]+)/(?:(?P<ver>v\d+(?:(?:alpha|beta)\d+)?)(?P<pref>-preferredversion)?/)?"
     r"(?:namespaces/(?P<ns>[^/]+)|cluster)/(?P<name>[^/]+)\.json$"
 )
 _READ_ERRORS = (tarfile.TarError, EOFError, zlib.error, OSError)
@@ -93,9 +93,12 @@ def _is_item(m: tarfile.TarInfo) -> bool:
     Everything else (pods, secrets, ...) is copied without being parsed, even when it mentions
     a VirtualMachine: faster, and its bytes are guaranteed to stay the same.
     """
-    if not (m.isreg() and m.name.startswith("resources/") and m.name.endswith(".json")):
+    name = m.name
+    while name.startswith("./"):  # a backup unpacked and repacked with `tar czf x.tar.gz .`
+        name = name[2:]
+    if not (m.isreg() and name.startswith("resources/") and name.endswith(".json")):
         return False
-    resource = m.name.split("/", 2)[1]
+    resource = name.split("/", 2)[1]
     return resource == "controllerrevisions.apps" or resource.endswith("kubevirt.io")
 
 
