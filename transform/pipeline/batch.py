@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the engine imports PyYAML: only pay for it when a file need
     from transform.convert.index import Index
     from transform.model.settings import Settings
     from transform.pipeline.onefile import FileResult
+    from transform.yamltext.nodes import Document
 
 # What the index reads: VMs that reference revisions, kustomizations, and (for --rename) revisions.
 INDEX_NEEDLES = ("revisionName", "controllerRevisionRef", "Kustomization", "ControllerRevision")
@@ -33,6 +34,8 @@ class Item:
     name: str  # display name
     data: bytes
     input: Input | None = None
+    # documents the index pass parsed that the upgrade pass reads too, by (start, end) of their chunk
+    parsed: dict[tuple[int, int], Document] | None = None
 
 
 @dataclass
@@ -85,14 +88,23 @@ def read_inputs(
     return items
 
 
-def build_index(items: list[Item], settings: Settings) -> Index:
+# At most this much document text is kept parsed between the index pass and the upgrade pass
+# (plain values only: a node tree is composed again only for a document that is edited or reported).
+KEEP_PARSED_BYTES = 8 * 1024 * 1024
+
+
+def build_index(items: list[Item], settings: Settings, keep: bool = False) -> Index:
+    """The cross-file index. `keep`: the upgrade pass follows; each document it would parse again
+    is kept (`Item.parsed`, up to KEEP_PARSED_BYTES of text in all) so that it is parsed once."""
     # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.convert.index import Index
     from transform.pipeline.onefile import iter_documents
+    from transform.yamltext.nodes import Document
 
     index = Index()
     needles = index_needles(settings)
     raw = tuple(n.encode() for n in needles)
+    budget = KEEP_PARSED_BYTES if keep else 0
     for item in items:
         kustomization = is_kustomization_file(item.name)
         if not kustomization and not any(n in item.data for n in raw):
@@ -104,8 +116,15 @@ def build_index(items: list[Item], settings: Settings) -> Index:
         base = item.input.rel if item.input and item.input.root else item.name
         where = os.path.abspath(item.name) if item.input and kustomization else ""
         for pd in iter_documents(item.name, source, settings, [], ("",) if kustomization else needles):
-            if pd.doc is not None:
-                index.add_document(pd.doc.value, rename=settings.rename, base=base, name=item.name, where=where)
+            if pd.doc is None:
+                continue
+            index.add_document(pd.doc.value, rename=settings.rename, base=base, name=item.name, where=where)
+            if len(pd.text) <= budget and (kustomization or any(n in pd.text for n in textio.NEEDLES_STR)):
+                budget -= len(pd.text)
+                # without duplicate keys, the value is all the upgrade needs until it edits or reports
+                doc = pd.doc if pd.doc.duplicates else Document(None, pd.doc.value, [], pd.text)
+                item.parsed = item.parsed or {}
+                item.parsed[(pd.chunk.start, pd.chunk.end)] = doc
     if index.kustomization_resources:
         index.inputs = [os.path.abspath(i.name) for i in items if i.input]
         index.resolve_partial()
@@ -133,7 +152,7 @@ def upgrade_items(
     # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.pipeline.onefile import upgrade_file
 
-    index = build_index(items, settings)
+    index = build_index(items, settings, keep=True)
     results = _upgrade_all(items, settings, index, jobs, progress)
     if index.renames:
         # A revision whose file failed keeps its old name: VMs must keep pointing at it.
@@ -166,9 +185,15 @@ def _work(args: int | tuple[str, bytes, Settings, Index]) -> FileResult:
     if isinstance(args, int):  # forked: the index of an item in _SHARED
         assert _SHARED is not None
         items, settings, index = _SHARED
-        item = items[args]
-        return upgrade_file(item.name, item.data, settings, index)
+        name, data, parsed = _take(items[args])
+        return upgrade_file(name, data, settings, index, parsed)
     return upgrade_file(*args)
+
+
+def _take(item: Item) -> tuple[str, bytes, dict[tuple[int, int], Document] | None]:
+    """An item's name, bytes and parsed documents, dropped from the item: used once, then freed."""
+    parsed, item.parsed = item.parsed, None
+    return item.name, item.data, parsed
 
 
 def default_jobs(items: list[Item]) -> int:
@@ -234,7 +259,8 @@ def _upgrade_all(
     if jobs <= 1 or len(items) < 2 or total < PARALLEL_MIN_BYTES:
         out = []
         for n, item in enumerate(items):
-            out.append(upgrade_file(item.name, item.data, settings, index))
+            name, data, parsed = _take(item)
+            out.append(upgrade_file(name, data, settings, index, parsed))
             if progress:
                 progress(n + 1, len(items))
         return out

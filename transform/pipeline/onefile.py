@@ -60,10 +60,13 @@ def iter_documents(
     settings: Settings,
     findings: list[Finding],
     needles: tuple[str, ...] = textio.NEEDLES_STR,
+    parsed: dict[tuple[int, int], yamlnodes.Document] | None = None,
 ) -> Iterator[ParsedDoc]:
     """Parse, one at a time, the documents that hold a needle; report those that cannot be parsed.
 
-    A generator: a 20 MB export is never held as parsed trees all at once.
+    A generator: a 20 MB export is never held as parsed trees all at once. `parsed`: documents an
+    earlier pass over the same text already parsed (and checked), by (start, end) of their chunk;
+    each is taken out of it when used.
     """
     text = source.text
     doc_index = -1
@@ -100,6 +103,9 @@ def iter_documents(
                     doc=doc_index,
                 )
             )
+            continue
+        if parsed and (done := parsed.pop((chunk.start, chunk.end), None)) is not None:
+            yield ParsedDoc(doc_index, chunk, body, done, line0)
             continue
         try:
             doc = yamlnodes.parse(body)
@@ -146,10 +152,17 @@ def _template_hint(body: str) -> str:
     return ""
 
 
-def upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> FileResult:
+def upgrade_file(
+    name: str,
+    data: bytes,
+    settings: Settings,
+    index: Index,
+    parsed: dict[tuple[int, int], yamlnodes.Document] | None = None,
+) -> FileResult:
     """One file's upgrade, with the run's policy applied: --select/--ignore drop warnings, --strict
-    makes the rest errors, and a file with an error keeps its text (it is never written)."""
-    result = _upgrade_file(name, data, settings, index)
+    makes the rest errors, and a file with an error keeps its text (it is never written).
+    `parsed`: this file's documents the index pass already parsed (see `iter_documents`)."""
+    result = _upgrade_file(name, data, settings, index, parsed)
     if settings.modernize and result.changed:
         # a deprecated value that --modernize rewrote is no longer there to warn about
         rewritten = {(f.doc, f.path) for f in result.findings if f.code.startswith("modernize.")}
@@ -165,7 +178,9 @@ def upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> Fi
     return result
 
 
-def _upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> FileResult:
+def _upgrade_file(
+    name: str, data: bytes, settings: Settings, index: Index, parsed: dict[tuple[int, int], yamlnodes.Document] | None
+) -> FileResult:
     result = FileResult(name)
     try:
         source = textio.decode(data)
@@ -179,7 +194,7 @@ def _upgrade_file(name: str, data: bytes, settings: Settings, index: Index) -> F
     pieces: list[tuple[int, int, str]] = []  # (start, end, new text) of each changed document
     shift = 0  # lines added before the current document by earlier edits
     needles = ("",) if kustomization else textio.NEEDLES_STR
-    for pd in iter_documents(name, source, settings, result.findings, needles):
+    for pd in iter_documents(name, source, settings, result.findings, needles, parsed):
         if pd.doc is None:
             continue
         locate = locator(name, pd, pd.line0)
