@@ -90,7 +90,7 @@ def read_inputs(
 
 # At most this much document text is kept parsed between the index pass and the upgrade pass
 # (plain values only: a node tree is composed again only for a document that is edited or reported).
-KEEP_PARSED_BYTES = 8 * 1024 * 1024
+KEEP_PARSED_BYTES = 2 * 1024 * 1024
 
 
 def build_index(items: list[Item], settings: Settings, keep: bool = False) -> Index:
