@@ -5,7 +5,9 @@ group/version it produces, how kinds are renamed, and `convert_spec`, the field-
 KubeVirt's Go conversion applied to a ControllerRevision payload on that hop. Standalone
 objects only get their apiVersion (and kind) rewritten: the CRDs use conversion strategy
 None, so that is all the API server ever did to them. A future `v1beta1 -> v1` is one new
-module and one line in `STEPS`.
+module and one line in `STEPS`, plus the version's row in transform.kubevirt.apis.TABLE (from which
+the field trees, payload formats, release table and validation read the instancetype versions;
+tests/kubevirt/test_future_hop.py shows it).
 """
 
 from __future__ import annotations

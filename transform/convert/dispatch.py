@@ -250,7 +250,9 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
         out.findings.extend(f.at(path=("data",) + f.path) for f in found)
     out.set(path, up.doc)
     out.findings.extend(up.findings)
-    out.findings.append(info("upgraded", f"upgraded ControllerRevision ({up.fmt} payload) to v1beta1", ("data",)))
+    out.findings.append(
+        info("upgraded", f"upgraded ControllerRevision ({up.fmt} payload) to {revisions.LATEST_VERSION}", ("data",))
+    )
     renames = [(ns, up.old_name, up.new_name)] if up.new_name != up.old_name else []
     clash = index.collision(ns, up.new_name) if renames else ""
     if clash:

@@ -22,7 +22,7 @@ from transform.model.plain import as_map
 
 LABELS = ("object-generation", "object-kind", "object-name", "object-uid", "object-version")
 VERSION_LABEL = LABEL + "object-version"
-LATEST_VERSION = "v1beta1"
+LATEST_VERSION = "v1beta1"  # the payload version written (its Go JSON encoding: transform.kubevirt.gojson)
 CLUSTER_KIND = {
     "instancetype": "VirtualMachineClusterInstancetype",
     "preference": "VirtualMachineClusterPreference",

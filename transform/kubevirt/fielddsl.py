@@ -12,9 +12,21 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from transform.kubevirt import apis
+
 Release = tuple[int, int]
 
-ALL_VERSIONS: frozenset[str] = frozenset({"v1alpha1", "v1alpha2", "v1beta1"})
+# The instancetype.kubevirt.io versions, oldest first, as transform.kubevirt.apis lists them.
+_VERSIONS: tuple[str, ...] = tuple(
+    dict.fromkeys(a.version for a in apis.rows("instancetype.kubevirt.io") if not a.legacy)
+)
+ALL_VERSIONS: frozenset[str] = frozenset(_VERSIONS)
+
+
+def _from(version: str) -> frozenset[str]:
+    """`version` and every later one (a field added in `version` stays in the versions after it)."""
+    return frozenset(_VERSIONS[_VERSIONS.index(version) :])
+
 
 # Kubernetes resource.Quantity (the pattern the CRD generator emits for int-or-string quantities).
 QUANTITY_PATTERN = (
@@ -90,12 +102,12 @@ def since(node: Node, release: Release) -> Node:
 
 
 def beta(node: Node, release: Release | None = None) -> Node:
-    """A field only v1beta1 has; `release` = the KubeVirt release that added it (None: v1.0.0)."""
-    return replace(node, versions=frozenset({"v1beta1"}), since=release)
+    """A field v1beta1 (and later versions) has; `release` = the KubeVirt release that added it (None: v1.0.0)."""
+    return replace(node, versions=_from("v1beta1"), since=release)
 
 
 def from_v1alpha2(node: Node, release: Release | None = None) -> Node:
-    return replace(node, versions=frozenset({"v1alpha2", "v1beta1"}), since=release)
+    return replace(node, versions=_from("v1alpha2"), since=release)
 
 
 def bounded(node: Node, minimum: int, maximum: int) -> Node:

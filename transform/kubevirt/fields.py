@@ -37,8 +37,9 @@ from transform.kubevirt.fielddsl import (
 )
 
 GROUP = "instancetype.kubevirt.io"
-VERSIONS: tuple[str, ...] = ("v1alpha1", "v1alpha2", "v1beta1")
 LATEST_RELEASE: Release = apis.LATEST_KUBEVIRT
+_ROWS = {a.version: a for a in apis.rows(GROUP) if not a.legacy}  # the versions, oldest first: the apis table
+VERSIONS: tuple[str, ...] = tuple(_ROWS)
 
 FAMILY_OF_KIND: dict[str, str] = {
     "VirtualMachineInstancetype": "instancetype",
@@ -51,10 +52,15 @@ CLUSTER_KINDS: frozenset[str] = frozenset({"VirtualMachineClusterInstancetype", 
 FAMILIES: tuple[str, ...] = ("instancetype", "preference")
 
 # The release whose CRD schema was generated from the version's own Go types (what schemas/ describe)...
-SCHEMA_RELEASE: dict[str, Release] = {"v1alpha1": (0, 57), "v1alpha2": (0, 59), "v1beta1": LATEST_RELEASE}
-# ...and the last release whose Go types had the version (what objects of that version can carry).
-LAST_RELEASE: dict[str, Release] = {"v1alpha1": (1, 6), "v1alpha2": (1, 6), "v1beta1": LATEST_RELEASE}
-FIRST_RELEASE: dict[str, Release] = {"v1alpha1": (0, 56), "v1alpha2": (0, 58), "v1beta1": (1, 0)}
+# (the versions still served describe the newest release)...
+_OWN_SCHEMA_RELEASE: dict[str, Release] = {"v1alpha1": (0, 57), "v1alpha2": (0, 59)}
+SCHEMA_RELEASE: dict[str, Release] = {v: _OWN_SCHEMA_RELEASE.get(v, LATEST_RELEASE) for v in VERSIONS}
+# ...and the last release whose Go types had the version (what objects of that version can carry:
+# the release before it was removed).
+LAST_RELEASE: dict[str, Release] = {
+    v: (a.removed[0], a.removed[1] - 1) if a.removed else LATEST_RELEASE for v, a in _ROWS.items()
+}
+FIRST_RELEASE: dict[str, Release] = {v: a.served or LATEST_RELEASE for v, a in _ROWS.items()}
 
 _B = beta  # short alias, the trees below use it a lot
 

@@ -22,7 +22,7 @@ FIRST: Release = apis.FIRST_KUBEVIRT
 OLD_TOPOLOGIES = ("preferSockets", "preferCores", "preferThreads")
 PREFER_TOPOLOGIES = (*OLD_TOPOLOGIES, "preferSpread", "preferAny")  # preferSpread/preferAny from v1.1
 SHORT_TOPOLOGIES = ("sockets", "cores", "threads", "spread", "any")  # from v1.4
-PAYLOAD_FORMATS = ("F1", "F1:empty-apiVersion", "v1alpha1", "v1alpha2", "v1beta1")
+PAYLOAD_FORMATS = ("F1", "F1:empty-apiVersion", *fields.VERSIONS)  # whole objects: every version of the table
 
 
 @dataclass(frozen=True)
@@ -58,8 +58,9 @@ def _build(release: Release) -> ReleaseInfo:
         payloads.add("v1alpha1")
     if (0, 58) <= release < (1, 7):
         payloads.add("v1alpha2")
-    if release >= (1, 0):
-        payloads.add("v1beta1")
+    for version in fields.VERSIONS[2:]:  # v1beta1 and later: read from the release serving the version on
+        if fields.FIRST_RELEASE[version] <= release <= fields.LAST_RELEASE[version]:
+            payloads.add(version)
     return ReleaseInfo(
         release=release,
         served=frozenset(served),
@@ -125,7 +126,7 @@ def reads_payload(release: Release | str, fmt: str) -> bool:
     """Can the release decode a ControllerRevision payload of format `fmt`?
 
     fmt: "F1" (v1alpha1 SpecRevision wrapper), "F1:empty-apiVersion" (the same with apiVersion ""),
-    "v1alpha1" / "v1alpha2" / "v1beta1" (whole objects).
+    "v1alpha1" / "v1alpha2" / "v1beta1" / any later version (whole objects).
     """
     if fmt not in PAYLOAD_FORMATS:
         raise ValueError(f"unknown payload format {fmt!r}: expected one of {', '.join(PAYLOAD_FORMATS)}")
@@ -272,7 +273,4 @@ def _fmt_text(fmt: str) -> str:
     return {
         "F1": "a v1alpha1 SpecRevision wrapper",
         "F1:empty-apiVersion": 'a v1alpha1 SpecRevision wrapper with apiVersion ""',
-        "v1alpha1": "a whole v1alpha1 object",
-        "v1alpha2": "a whole v1alpha2 object",
-        "v1beta1": "a whole v1beta1 object",
-    }[fmt]
+    }.get(fmt, f"a whole {fmt} object")

@@ -20,6 +20,7 @@ import gzip
 import json
 from typing import Any
 
+from transform.kubevirt import apis
 from transform.model.findings import Finding, Severity
 from transform.validate import objectmeta
 from transform.validate.schemas import read_bundled
@@ -27,10 +28,18 @@ from transform.validate.structural import Node, Validator
 
 Release = tuple[int, int]
 INSTANCETYPE_GROUP = "instancetype.kubevirt.io"
-OWN_VERSION_SERVED: dict[str, tuple[Release, Release]] = {  # served as the newest version in [from, to)
-    "v1alpha1": ((0, 56), (0, 58)),
-    "v1alpha2": ((0, 58), (1, 0)),
-}
+OWN_VERSIONS = ("v1alpha1", "v1alpha2")  # the versions bundled with a schema of their own Go types
+
+
+def _newest_range(version: str) -> tuple[Release, Release]:
+    api = apis.find(f"{INSTANCETYPE_GROUP}/{version}")
+    nxt = apis.successor(api) if api is not None else None
+    assert api is not None and api.served is not None and nxt is not None and nxt.served is not None
+    return api.served, nxt.served
+
+
+# served as the newest version in [from, to): from its first release to its successor's (transform.kubevirt.apis)
+OWN_VERSION_SERVED: dict[str, tuple[Release, Release]] = {v: _newest_range(v) for v in OWN_VERSIONS}
 
 
 @functools.cache

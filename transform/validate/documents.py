@@ -57,12 +57,13 @@ def normalize(value: Any) -> Any:
 
 
 def _unknown_hint(found: list[Finding], api_version: str, kind: str) -> list[Finding]:
-    """An unknown field of an old instancetype.kubevirt.io object that v1beta1 has: say so."""
-    latest = crds.schema_for(f"{fields.GROUP}/v1beta1", kind, LATEST)
-    if latest is None or api_version == f"{fields.GROUP}/v1beta1":
+    """An unknown field of an old instancetype.kubevirt.io object that the newest version has: say so."""
+    newest = fields.VERSIONS[-1]
+    latest = crds.schema_for(f"{fields.GROUP}/{newest}", kind, LATEST)
+    if latest is None or api_version == f"{fields.GROUP}/{newest}":
         return found
     return [
-        f.at(message=f"{f.message} (it exists in v1beta1: upgrade the object)")
+        f.at(message=f"{f.message} (it exists in {newest}: upgrade the object)")
         if f.code == "schema.unknown-field" and crds.node_at(latest[0], f.path) is not None
         else f
         for f in found
