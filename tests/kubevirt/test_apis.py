@@ -6,6 +6,7 @@ import pytest
 
 from transform.kubevirt import apis, releases
 from transform.model import settings
+from transform.report import api_table
 from transform.yamltext import textio
 
 # group/version -> (first served, deprecated, removed), KubeVirt or CDI releases (kubevirt-deprecated-apis.md §1)
@@ -80,4 +81,4 @@ def test_readme_table_is_the_table() -> None:
     import pathlib
 
     readme = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
-    assert apis.markdown_table() in readme  # regenerate with: python -m transform.kubevirt.apis
+    assert api_table.markdown_table() in readme  # regenerate with: python -m transform.report.api_table
