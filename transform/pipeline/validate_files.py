@@ -43,7 +43,6 @@ def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> l
         # the object's version on the targets: judged as its own version, the target's verdict a warning
         targets = apis.Targets(settings.target, settings.target_cdi)
         rule = apiversion.object_rule(api, kind, targets)
-        row = apis.find(api, kind)
         for f in rule[2] if rule is not None else []:
             if f.code.endswith((".upgraded", ".action")):
                 continue
@@ -67,7 +66,11 @@ def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> l
 
 
 def _not_latest(
-    api: str, kind: str, targets: apis.Targets, rule: tuple[str | None, str, list[Finding]] | None, states: tuple[str, ...] | None
+    api: str,
+    kind: str,
+    targets: apis.Targets,
+    rule: tuple[str | None, str, list[Finding]] | None,
+    states: tuple[str, ...] | None,
 ) -> list[Finding]:
     """`<family>.not-latest`: the object's version is not the newest the target serves (in one of `states`)."""
     row = apis.find(api, kind)
