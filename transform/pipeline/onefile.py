@@ -45,6 +45,30 @@ class FileResult:
         return self.new_text is not None and self.source is not None and self.new_text != self.source.text
 
 
+@dataclass(frozen=True)
+class Span:
+    """Chunks `lo` to `hi` (positions in `chunks`, the file's `textio.split_documents`)."""
+
+    chunks: list[textio.Chunk]
+    lo: int
+    hi: int
+
+
+@dataclass
+class Part:
+    """A run of one file's documents upgraded: the whole file, or a worker's share of a large one.
+    `finish` joins the parts of a file, in order, into its `FileResult`."""
+
+    findings: list[Finding] = field(default_factory=list)
+    pieces: list[tuple[int, int, str]] = field(default_factory=list)  # (start, end, new text) per changed document
+    upgraded: int = 0
+    renames: list[tuple[str, str, str]] = field(default_factory=list)
+    lines_added: int = 0  # by the pieces (negative: removed)
+    # findings located in the edited text (they read the document back): the parts before this
+    # one move them by their `lines_added`
+    after_edits: list[int] = field(default_factory=list)
+
+
 @dataclass
 class ParsedDoc:
     index: int  # document index in the file
@@ -61,22 +85,29 @@ def iter_documents(
     findings: list[Finding],
     needles: tuple[str, ...] = textio.NEEDLES_STR,
     parsed: dict[tuple[int, int], yamlnodes.Document] | None = None,
+    span: Span | None = None,
 ) -> Iterator[ParsedDoc]:
     """Parse, one at a time, the documents that hold a needle; report those that cannot be parsed.
 
     A generator: a 20 MB export is never held as parsed trees all at once. `parsed`: documents an
     earlier pass over the same text already parsed (and checked), by (start, end) of their chunk;
-    each is taken out of it when used.
+    each is taken out of it when used. `span`: only the chunks at these positions of
+    `textio.split_documents(source.text)` (a worker's share of a large file; documents keep their
+    index and lines in the whole file).
     """
     text = source.text
     doc_index = -1
     line0, counted = 0, 0
-    for chunk in textio.split_documents(text):
+    chunks = textio.split_documents(text) if span is None else span.chunks
+    first = 0 if span is None else span.lo
+    for pos, chunk in enumerate(chunks[: None if span is None else span.hi]):
         body = text[chunk.start : chunk.end]
         problem = textio.stream_problem(body)
         if not textio.has_content(body) and not problem:
             continue
         doc_index += 1
+        if pos < first:  # before the share: only counted
+            continue
         candidate = any(n in body for n in needles)
         if not candidate and not problem and not textio.tab_indented(body):
             continue
@@ -162,7 +193,45 @@ def upgrade_file(
     """One file's upgrade, with the run's policy applied: --select/--ignore drop warnings, --strict
     makes the rest errors, and a file with an error keeps its text (it is never written).
     `parsed`: this file's documents the index pass already parsed (see `iter_documents`)."""
-    result = _upgrade_file(name, data, settings, index, parsed)
+    result = FileResult(name)
+    try:
+        result.source = textio.decode(data)
+    except textio.ReadError as exc:
+        result.findings.append(error("input.encoding", str(exc), file=name))
+        return finish(result, [], settings)
+    if not has_documents(name, data):
+        return result
+    return finish(result, [upgrade_documents(name, result.source, settings, index, parsed)], settings)
+
+
+def has_documents(name: str, data: bytes) -> bool:
+    """Does the upgrade read this file's documents? Kustomizations are read whole (a patch target names
+    a group only); anything else only with a KubeVirt marker."""
+    return is_kustomization_file(name) or textio.is_candidate(data)
+
+
+def finish(result: FileResult, parts: list[Part], settings: Settings) -> FileResult:
+    """A file's result from its parts, in document order, and the run's policy (see `upgrade_file`)."""
+    assert result.source is not None or not parts
+    pieces: list[tuple[int, int, str]] = []
+    shift = 0
+    for part in parts:
+        moved = set(part.after_edits) if shift else set()
+        result.findings += [f.at(line=f.line + shift) if i in moved else f for i, f in enumerate(part.findings)]
+        pieces += part.pieces
+        result.upgraded += part.upgraded
+        result.renames += part.renames
+        shift += part.lines_added
+    if result.failed:
+        result.renames = []
+    elif pieces and result.source is not None:
+        text = result.source.text
+        out, pos = [], 0
+        for start, end, body in pieces:
+            out += [text[pos:start], body]
+            pos = end
+        out.append(text[pos:])
+        result.new_text = "".join(out)
     if settings.modernize and result.changed:
         # a deprecated value that --modernize rewrote is no longer there to warn about
         rewritten = {(f.doc, f.path) for f in result.findings if f.code.startswith("modernize.")}
@@ -178,35 +247,30 @@ def upgrade_file(
     return result
 
 
-def _upgrade_file(
-    name: str, data: bytes, settings: Settings, index: Index, parsed: dict[tuple[int, int], yamlnodes.Document] | None
-) -> FileResult:
-    result = FileResult(name)
-    try:
-        source = textio.decode(data)
-    except textio.ReadError as exc:
-        result.findings.append(error("input.encoding", str(exc), file=name))
-        return result
-    result.source = source
-    kustomization = is_kustomization_file(name)  # read whole: a patch target names a group only
-    if not kustomization and not textio.is_candidate(data):
-        return result
-    pieces: list[tuple[int, int, str]] = []  # (start, end, new text) of each changed document
-    shift = 0  # lines added before the current document by earlier edits
-    needles = ("",) if kustomization else textio.NEEDLES_STR
-    for pd in iter_documents(name, source, settings, result.findings, needles, parsed):
+def upgrade_documents(
+    name: str,
+    source: textio.Source,
+    settings: Settings,
+    index: Index,
+    parsed: dict[tuple[int, int], yamlnodes.Document] | None = None,
+    span: Span | None = None,
+) -> Part:
+    """Upgrade the candidate documents of a file (of `span`, if given): plan, apply, verify each."""
+    part = Part()
+    needles = ("",) if is_kustomization_file(name) else textio.NEEDLES_STR
+    for pd in iter_documents(name, source, settings, part.findings, needles, parsed, span):
         if pd.doc is None:
             continue
         locate = locator(name, pd, pd.line0)
-        result.findings += duplicate_keys(pd, settings, locate)
+        part.findings += duplicate_keys(pd, settings, locate)
         outcome = upgrade_document(pd.doc.value, settings=settings, index=index, file=name)
-        result.findings.extend(locate(f) for f in outcome.findings)
+        part.findings.extend(locate(f) for f in outcome.findings)
         if outcome.error or not outcome.changes:
             continue
         try:
             root = pd.doc.root  # composed here for a JSON document read without positions
         except yamlnodes.ParseError as exc:
-            result.findings.append(
+            part.findings.append(
                 error(
                     "input.yaml",
                     exc.message,
@@ -220,7 +284,7 @@ def _upgrade_file(
         shared = aliases.shared_edit(root, pd.doc.value, outcome.value) if "*" in pd.text else None
         if shared is not None:
             path, node = shared
-            result.findings.append(
+            part.findings.append(
                 error(
                     "input.alias",
                     "this value would change, but it is defined by an anchor that is also used elsewhere "
@@ -241,23 +305,18 @@ def _upgrade_file(
         try:
             body = edits.apply(pd.text, edits.plan(pd.text, root, pd.doc.value, outcome.value, style, replace))
         except (edits.EditConflict, ValueError, TypeError, KeyError, IndexError) as exc:
-            result.findings.append(locate(error("internal.plan", f"could not plan the text edits: {exc}")))
+            part.findings.append(locate(error("internal.plan", f"could not plan the text edits: {exc}")))
             continue
-        if _verify(name, pd, body, pd.line0 + shift, outcome.value, outcome.changes, settings, result):
-            pieces.append((pd.chunk.start, pd.chunk.end, body))
-            shift += textio.count_lines(body) - textio.count_lines(pd.text)
-            result.upgraded += sum(1 for c in outcome.changes if c.upgraded)
-            result.renames += [r for c in outcome.changes for r in c.renames]
-    if result.failed or not pieces:
-        result.renames = [] if result.failed else result.renames
-        return result
-    out, pos = [], 0
-    for start, end, body in pieces:
-        out += [source.text[pos:start], body]
-        pos = end
-    out.append(source.text[pos:])
-    result.new_text = "".join(out)
-    return result
+        before = len(part.findings)
+        line0 = pd.line0 + part.lines_added
+        ok = _verify(name, pd, body, line0, outcome.value, outcome.changes, settings, part.findings)
+        part.after_edits += range(before, len(part.findings))
+        if ok:
+            part.pieces.append((pd.chunk.start, pd.chunk.end, body))
+            part.lines_added += textio.count_lines(body) - textio.count_lines(pd.text)
+            part.upgraded += sum(1 for c in outcome.changes if c.upgraded)
+            part.renames += [r for c in outcome.changes for r in c.renames]
+    return part
 
 
 def duplicate_keys(pd: ParsedDoc, settings: Settings, locate: Any) -> list[Finding]:
@@ -294,12 +353,12 @@ def _verify(
     intended: Any,
     changes: list[Change],
     settings: Settings,
-    result: FileResult,
+    findings: list[Finding],
 ) -> bool:
     """Re-read what we wrote: one document still, the intended values, every comment, valid objects."""
     where: dict[str, Any] = {"file": name, "line": line0 + 1, "doc": pd.index}
     if len(textio.split_documents(body)) != 1:
-        result.findings.append(
+        findings.append(
             error(
                 "internal.verify",
                 "edits changed the document structure; file left unchanged (please report this)",
@@ -310,7 +369,7 @@ def _verify(
     try:
         doc = yamlnodes.parse(body)
     except yamlnodes.ParseError as exc:
-        result.findings.append(
+        findings.append(
             error(
                 "internal.verify",
                 f"edited document does not parse: {exc.message}; file left unchanged (please report this)",
@@ -319,7 +378,7 @@ def _verify(
         )
         return False
     if doc is None or not edits.same(doc.value, intended):
-        result.findings.append(
+        findings.append(
             error(
                 "internal.verify",
                 "edited document does not read back as intended; file left unchanged (please report this)",
@@ -333,7 +392,7 @@ def _verify(
         else None
     )
     if lost:
-        result.findings.append(
+        findings.append(
             error(
                 "internal.comments",
                 f"a comment would be lost: {next(iter(lost))!r}; file left unchanged (please report this)",
@@ -346,7 +405,7 @@ def _verify(
         for change in changes:
             for f in change.validate(doc.value):
                 line, col = nodepath.locate(doc.root, f.path)
-                result.findings.append(f.at(file=name, line=line0 + line, column=col, doc=pd.index))
+                findings.append(f.at(file=name, line=line0 + line, column=col, doc=pd.index))
                 ok = ok and f.severity is not Severity.ERROR
     return ok
 
