@@ -133,6 +133,21 @@ def test_configuration_typo_is_a_usage_error(tmp_path: pathlib.Path, monkeypatch
     assert code == 2 and "check.force" in err
 
 
+def test_configuration_typo_keeps_help_reachable(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.instancetype-upgrade]\ntarget-kubevrt = "1.7"\n')
+    monkeypatch.chdir(tmp_path)
+    for args in (("--help",), ("check", "--help"), ("fix", "-h"), ("--version",)):
+        code, out, err = invoke(*args)
+        assert code == 0, (args, err)
+        assert "Usage:" in out or "instancetype-upgrade, version" in out, args
+        assert "target-kubevrt" in err and "ignored while showing help" in err, args
+    code, out, err = invoke()  # no arguments: the group's usage, as without a configuration
+    assert "Usage:" in out + err and "ignored while showing help" in err
+    code, _out, err = invoke("check", ".")  # a real run still refuses the typo
+    assert code == 2 and "target-kubevrt" in err
+
+
 def test_project_pre_commit_config_runs_the_linters() -> None:
     import yaml
 

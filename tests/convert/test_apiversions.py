@@ -294,3 +294,36 @@ def test_kustomization_target_naming_a_group_only_is_read() -> None:
     before = "resources: [e.yaml]\npatches:\n- target: {group: pool.kubevirt.io, version: v1alpha1}\n  path: p.yaml\n"
     r = upgrade_file("app/kustomization.yaml", before.encode(), Settings(), Index())
     assert r.new_text == before.replace("v1alpha1", "v1beta1")
+
+
+@pytest.mark.parametrize(
+    ("target", "api", "codes"),
+    [
+        ("1.5", "instancetype.kubevirt.io/v1alpha2", {"instancetype.not-latest"}),  # served, deprecated
+        ("1.5", "instancetype.kubevirt.io/v1alpha1", {"instancetype.not-latest"}),
+        ("1.5", "instancetype.kubevirt.io/v1beta1", set()),
+        ("1.9", "instancetype.kubevirt.io/v1alpha2", {"target.api-version"}),  # unserved: said once, not twice
+        ("1.9", "instancetype.kubevirt.io/v1beta1", set()),
+    ],
+)
+def test_validate_says_an_instancetype_is_not_the_latest_version(
+    tmp_path: object, target: str, api: str, codes: set[str]
+) -> None:
+    import json
+    import pathlib
+
+    from click.testing import CliRunner
+
+    from transform.cli.main import cli
+
+    path = pathlib.Path(str(tmp_path)) / "it.yaml"
+    path.write_text(
+        f"apiVersion: {api}\nkind: VirtualMachineInstancetype\nmetadata: {{name: a}}\n"
+        "spec:\n  cpu: {guest: 1}\n  memory: {guest: 1Gi}\n"
+    )
+    r = CliRunner().invoke(cli, ["validate", "--format", "json", "--target-kubevirt", target, str(path)])
+    found = json.loads(r.output)["findings"]
+    assert {f["code"] for f in found} == codes, found
+    assert r.exit_code == 0  # a warning: the document is valid in its own version
+    for f in found:
+        assert f["severity"] == "warning" and f["line"] == 1

@@ -51,8 +51,18 @@ class _Group(click.Group):
         return super().get_command(ctx, cmd_name)
 
     def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> click.Context:
-        extra.setdefault("default_map", config.default_map(self))
+        if "default_map" not in extra:
+            try:
+                extra["default_map"] = config.default_map(self)
+            except click.UsageError as exc:
+                if args and not _HELP_FLAGS.intersection(args):
+                    raise
+                # help must stay reachable while the configuration is broken: say what is wrong, show help
+                click.echo(f"Warning: {exc.format_message()} (ignored while showing help)", err=True)
         return super().make_context(info_name, args, parent=parent, **extra)
+
+
+_HELP_FLAGS = frozenset({"-h", "--help", "--version"})
 
 
 @click.group(

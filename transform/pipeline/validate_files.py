@@ -43,7 +43,6 @@ def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> l
         # the object's version on the targets: judged as its own version, the target's verdict a warning
         targets = apis.Targets(settings.target, settings.target_cdi)
         rule = apiversion.object_rule(api, kind, targets)
-        row = apis.find(api, kind)
         for f in rule[2] if rule is not None else []:
             if f.code.endswith((".upgraded", ".action")):
                 continue
@@ -52,15 +51,11 @@ def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> l
                 if f.severity is Severity.ERROR and not f.code.endswith(".legacy")
                 else f
             )
-        if rule is not None and rule[0] is not None and row is not None:
-            found.append(
-                warning(
-                    f"{row.family}.not-latest",
-                    f"{api} is {apiversion.state_text(row, apis.status(row, targets.of(row)))} and not the newest "
-                    f"version {targets.text(row)} serves: `instancetype-upgrade fix` writes {rule[0]}",
-                    ("apiVersion",),
-                )
-            )
+        found += _not_latest(api, kind, targets, rule, None)
+    if group == "instancetype.kubevirt.io" and isinstance(kind, str):
+        # said as for every other group while the target serves it (unserved: target.api-version says it)
+        targets = apis.Targets(settings.target, settings.target_cdi)
+        found += _not_latest(api, kind, targets, apiversion.object_rule(api, kind, targets), ("served", "deprecated"))
     if api.split("/")[0] in ("instancetype.kubevirt.io", "flavor.kubevirt.io") or kind == "VirtualMachine":
         target = [
             f if f.severity is not Severity.ERROR else f.at(severity=Severity.WARNING)
@@ -68,6 +63,30 @@ def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> l
         ]
         found = validation.with_target(found, target)
     return found
+
+
+def _not_latest(
+    api: str,
+    kind: str,
+    targets: apis.Targets,
+    rule: tuple[str | None, str, list[Finding]] | None,
+    states: tuple[str, ...] | None,
+) -> list[Finding]:
+    """`<family>.not-latest`: the object's version is not the newest the target serves (in one of `states`)."""
+    row = apis.find(api, kind)
+    if rule is None or rule[0] is None or row is None:
+        return []
+    state = apis.status(row, targets.of(row))
+    if states is not None and state not in states:
+        return []
+    return [
+        warning(
+            f"{row.family}.not-latest",
+            f"{api} is {apiversion.state_text(row, state)} and not the newest version {targets.text(row)} serves: "
+            f"`instancetype-upgrade fix` writes {rule[0]}",
+            ("apiVersion",),
+        )
+    ]
 
 
 def validate_items(items: list[Item], settings: Settings, run: RunResult) -> None:
