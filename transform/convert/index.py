@@ -88,10 +88,17 @@ class Index:
         """A kustomization is partial when one of its resources has no input at or under it (a
         pre-commit run that staged only an overlay): its patch targets must keep matching the
         resources both before and after they are upgraded."""
-        inputs = [_norm(p) for p in self.inputs]
+        covered: set[str] = set()  # every input and every directory above one
+        for p in self.inputs:
+            p = _norm(p)
+            covered.add(p)
+            cut = p.find("/")
+            while cut >= 0:
+                covered.add(p[:cut])
+                cut = p.find("/", cut + 1)
         for name, resources in self.kustomization_resources.items():
             for r in resources:
-                if not r or not any(p == r or p.startswith(r + "/") for p in inputs):
+                if not r or r not in covered:
                     self.partial_kustomizations.add(name)
                     break
 
