@@ -8,7 +8,6 @@ errors. A file with any error is never rewritten; other files are unaffected.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -140,7 +139,7 @@ def iter_documents(
             continue
         try:
             doc = yamlnodes.parse(body)
-            bad = plain.first_unrepresentable(doc.value) if doc is not None and _MAYBE_NONFINITE.search(body) else None
+            bad = plain.first_unrepresentable(doc.value) if doc is not None and doc.nonfinite else None
         except yamlnodes.ParseError as exc:
             findings.append(_parse_error(name, exc, line0, doc_index, body))
             continue
@@ -160,10 +159,6 @@ def iter_documents(
             )
             continue
         yield ParsedDoc(doc_index, chunk, body, doc, line0)
-
-
-# `.nan`, `.inf`, JSON's NaN/Infinity and exponents too large for a double: only then is the value walked
-_MAYBE_NONFINITE = re.compile(r"(?i)nan|inf|\d[eE][+]?\d{3}")
 
 
 def _parse_error(name: str, exc: yamlnodes.ParseError, line0: int, doc_index: int, body: str) -> Finding:
