@@ -109,7 +109,7 @@ def iter_documents(
             continue
         try:
             doc = yamlnodes.parse(body)
-            bad = plain.first_unrepresentable(doc.value) if doc is not None and _MAYBE_NONFINITE.search(body) else None
+            bad = nonfinite(body, doc)
         except yamlnodes.ParseError as exc:
             findings.append(_parse_error(name, exc, line0, doc_index, body))
             continue
@@ -133,6 +133,11 @@ def iter_documents(
 
 # `.nan`, `.inf`, JSON's NaN/Infinity and exponents too large for a double: only then is the value walked
 _MAYBE_NONFINITE = re.compile(r"(?i)nan|inf|\d[eE][+]?\d{3}")
+
+
+def nonfinite(body: str, doc: yamlnodes.Document | None) -> tuple[Any, ...] | None:
+    """The path of a NaN or infinite number in a parsed document (JSON and Kubernetes cannot carry one)."""
+    return plain.first_unrepresentable(doc.value) if doc is not None and _MAYBE_NONFINITE.search(body) else None
 
 
 def _parse_error(name: str, exc: yamlnodes.ParseError, line0: int, doc_index: int, body: str) -> Finding:
