@@ -66,6 +66,25 @@ HOSTILE: dict[str, tuple[bytes, str]] = {
         (IT + BODY.replace("guest: 1\n", "guest: .nan\n")).encode(),
         r"yaml-nan\.yaml:7:\d+: error: .*spec\.cpu\.guest.*not a finite number",
     ),
+    "json-nan.json": (
+        b'{"apiVersion": "instancetype.kubevirt.io/v1alpha1", "kind": "VirtualMachineInstancetype",\n'
+        b' "metadata": {"name": "a"}, "spec": {"cpu": {"guest": NaN}, "memory": {"guest": "1Gi"}}}',
+        r"json-nan\.json:2:\d+: error: .*spec\.cpu\.guest.*not a finite number",
+    ),
+    "json-1e999.json": (
+        b'{"apiVersion": "instancetype.kubevirt.io/v1alpha1", "kind": "VirtualMachineInstancetype",\n'
+        b' "metadata": {"name": "a"}, "spec": {"cpu": {"guest": -1e999}, "memory": {"guest": "1Gi"}}}',
+        r"json-1e999\.json:2:\d+: error: .*spec\.cpu\.guest.*not a finite number",
+    ),
+    "json-400-digits.json": (  # no exponent, still too large for a double
+        b'{"apiVersion": "instancetype.kubevirt.io/v1alpha1", "kind": "VirtualMachineInstancetype",\n'
+        b' "metadata": {"name": "a"}, "spec": {"cpu": {"guest": ' + b"9" * 400 + b'.5}, "memory": {"guest": "1Gi"}}}',
+        r"json-400-digits\.json:2:\d+: error: .*spec\.cpu\.guest.*not a finite number",
+    ),
+    "yaml-flow-inf.yaml": (
+        (IT + BODY.replace("guest: 1\n", "{guest: -.Inf}\n")).encode(),
+        r"yaml-flow-inf\.yaml:\d+:\d+: error: .*spec\.cpu\.guest.*not a finite number",
+    ),
     "yaml-1e999.yaml": (
         (IT + BODY.replace("guest: 1\n", "guest: 1.0e+999\n")).encode(),
         # Kubernetes reads 1.0e+999 as a string (go-yaml: strconv.ParseFloat fails with ErrRange)

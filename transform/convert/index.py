@@ -46,16 +46,16 @@ class Index:
     partial_kustomizations: set[str] = field(default_factory=set)
     claims: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (ns, new name) -> old names
 
-    def add_document(self, doc: Any, *, rename: bool, base: str = "", name: str = "", where: str = "") -> None:
+    def add_document(self, doc: Any, *, rename: bool, base: str = "", name: str = "", where: str = "") -> bool:
         """Index one document. `name`/`where`: the file's display name and absolute path, when it
-        is a file (kustomization resources are resolved against it)."""
+        is a file (kustomization resources are resolved against it). Returns whether the path was
+        used: if not, the same document indexed again, under any path, adds nothing new."""
         if not isinstance(doc, dict):
-            return
+            return False
         kind = doc.get("kind")
         if isinstance(doc.get("items"), list) and str(kind).endswith("List"):
-            for item in doc["items"]:
-                self.add_document(item, rename=rename, base=base)
-            return
+            used = [self.add_document(item, rename=rename, base=base) for item in doc["items"]]
+            return any(used)
         ns = namespace_of(doc)
         if kind == "VirtualMachine":
             self._add_vm(doc, ns)
@@ -71,24 +71,34 @@ class Index:
                 if new and new != name:
                     self.renames.setdefault(name, []).append((ns, new))
                     self.claims.setdefault((ns, new), set()).add(name)
-        elif kind == "Kustomization" or (kind is None and doc.get("apiVersion") is None and _is_kustomization(base)):
-            self._add_kustomization(doc, base)
-            if name and where:
-                directory = where.replace("\\", "/").rsplit("/", 1)[0]
-                self.kustomization_resources[name] = [
-                    "" if _remote(r) else _norm(directory + "/" + r)
-                    for r in _list(doc.get("resources")) + _list(doc.get("bases"))
-                    if isinstance(r, str)
-                ]
+        elif kind == "Kustomization" or (kind is None and doc.get("apiVersion") is None):
+            if kind == "Kustomization" or _is_kustomization(base):  # by its file name
+                self._add_kustomization(doc, base)
+                if name and where:
+                    directory = where.replace("\\", "/").rsplit("/", 1)[0]
+                    self.kustomization_resources[name] = [
+                        "" if _remote(r) else _norm(directory + "/" + r)
+                        for r in _list(doc.get("resources")) + _list(doc.get("bases"))
+                        if isinstance(r, str)
+                    ]
+            return True
+        return False
 
     def resolve_partial(self) -> None:
         """A kustomization is partial when one of its resources has no input at or under it (a
         pre-commit run that staged only an overlay): its patch targets must keep matching the
         resources both before and after they are upgraded."""
-        inputs = [_norm(p) for p in self.inputs]
+        covered: set[str] = set()  # every input and every directory above one
+        for p in self.inputs:
+            p = _norm(p)
+            covered.add(p)
+            cut = p.find("/")
+            while cut >= 0:
+                covered.add(p[:cut])
+                cut = p.find("/", cut + 1)
         for name, resources in self.kustomization_resources.items():
             for r in resources:
-                if not r or not any(p == r or p.startswith(r + "/") for p in inputs):
+                if not r or r not in covered:
                     self.partial_kustomizations.add(name)
                     break
 

@@ -298,7 +298,7 @@ def process(data: bytes, base: Settings | None = None) -> Outcome:
     if not any(f.severity is Severity.ERROR for f in found):
         settings = replace(settings, max_document_bytes=max(settings.max_document_bytes, len(data)))
         item = Item(NAME, data)
-        if engine.nonfinite(source.text[chunk.start : chunk.end], doc) is None:  # else the engine reports it
+        if engine.nonfinite(doc) is None:  # else the engine reports it
             item.parsed = {(chunk.start, chunk.end): doc}  # the index and the upgrade read this parse
         index = build_index([item], settings)
         result = engine.upgrade_file(NAME, data, settings, index, item.parsed)

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, Any
 
+from transform.integrations.background import ReadAhead
 from transform.model.findings import quote_name
 from transform.model.limits import DEFAULT_MAX_ARCHIVE_BYTES, MAX_TAR_HEADER_BYTES
 from transform.pipeline.sources import not_regular
@@ -82,6 +83,14 @@ _HEADER_TYPES = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK, tarfile.XHD
 @contextmanager
 def open_archive(path: str, limit: int = DEFAULT_MAX_ARCHIVE_BYTES) -> Iterator[tuple[tarfile.TarFile, Reader, Any]]:
     """The tar stream of `path`, gzip-compressed (by its magic bytes) or plain."""
+    with open_stream(path, limit) as (reader, src):
+        tf = tarfile.open(fileobj=reader, mode="r|", tarinfo=_CappedInfo)  # type: ignore[call-overload]
+        yield tf, reader, src
+
+
+@contextmanager
+def open_stream(path: str, limit: int = DEFAULT_MAX_ARCHIVE_BYTES) -> Iterator[tuple[Reader, Any]]:
+    """The decompressed bytes of `path` (gzip by its magic bytes, or plain), capped at `limit`."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the run
     kind = not_regular(os.fstat(fd).st_mode)
     if kind:
@@ -90,10 +99,11 @@ def open_archive(path: str, limit: int = DEFAULT_MAX_ARCHIVE_BYTES) -> Iterator[
     with os.fdopen(fd, "rb") as raw:
         compressed = raw.read(2) == b"\x1f\x8b"
         raw.seek(0)
-        with gzip.GzipFile(fileobj=raw, mode="rb") if compressed else contextlib.nullcontext(raw) as src:
-            reader = Reader(src, path, limit)  # type: ignore[arg-type]
-            tf = tarfile.open(fileobj=reader, mode="r|", tarinfo=_CappedInfo)  # type: ignore[call-overload]
-            yield tf, reader, src
+        with (
+            gzip.GzipFile(fileobj=raw, mode="rb") if compressed else contextlib.nullcontext(raw) as src,
+            ReadAhead(src) as ahead,  # type: ignore[arg-type]
+        ):
+            yield Reader(ahead, path, limit), src  # type: ignore[arg-type]
 
 
 def members(tf: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:

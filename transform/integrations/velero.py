@@ -4,11 +4,14 @@ A backup is a gzip tar: `metadata/version`, then `resources/<resource>[.<group>]
 <version>-preferredversion/]{namespaces/<ns>|cluster}/<name>.json` items (compact JSON). Two
 streaming passes over the input, one member in memory at a time:
 
-1. check every entry's path (absolute, `..`, links leaving the archive: refuse the whole archive)
-   and index the candidate items (VMs, snapshot contents, ControllerRevisions), so that --rename
-   and F1 identity recovery see the whole backup, as `fix DIR` does for a tree;
-2. write the output: candidate items through the engine (text edits on the original JSON), all
-   other entries copied with their header fields and bytes.
+1. check every entry's path (absolute, `..`, links leaving the archive: refuse the whole archive),
+   index the candidate items (VMs, snapshot contents, ControllerRevisions), so that --rename
+   and F1 identity recovery see the whole backup, as `fix DIR` does for a tree, and record where
+   the candidate items lie in the decompressed stream (tarsplice.Span);
+2. write the output: the decompressed stream copied as raw bytes (every header, as it was), except
+   the candidate items, each through the engine (text edits on the original JSON; an identical
+   copy, as Velero writes every item twice, reuses the first one's result) and, when it changes,
+   with its header's size patched (re-encoded only when renamed).
 
 The output goes to a temporary file in OUT's directory, renamed over OUT at the end. When no
 entry changes, OUT is a byte copy of the input.
@@ -16,10 +19,9 @@ entry changes, OUT is a byte copy of the input.
 
 from __future__ import annotations
 
-import copy
+import contextlib
 import gzip
 import os
-import re
 import shutil
 import tarfile
 import zlib
@@ -28,29 +30,28 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from transform.convert.index import Index
+from transform.integrations.background import WriteBehind
+from transform.integrations.tarsplice import Format, Layout, Span, Splicer, reencoded, replaced, span
 from transform.integrations.tarstream import (
     BackupError,
     finish,
     members,
     open_archive,
+    open_stream,
     quote,
     read_member,
     refusal,
     unsafe,
 )
-from transform.kubevirt import apis
+from transform.integrations.veleroitem import ITEM, Recent, is_item, path_notes, upgrade_item
 from transform.kubevirt.names import name_problem
-from transform.model.findings import Finding, error, info, warning
+from transform.model.findings import error, info, warning
 from transform.model.settings import Settings
 from transform.pipeline import sinks
 from transform.pipeline.batch import RunResult, index_needles
-from transform.pipeline.onefile import FileResult, iter_documents, upgrade_file
+from transform.pipeline.onefile import FileResult, iter_documents
 from transform.yamltext import textio
 
-ITEM = re.compile(
-    r"^(?:\./)*resources/(?P<gr>[^/]+)/(?:(?P<ver>v\d+(?:(?:alpha|beta)\d+)?)(?P<pref>-preferredversion)?/)?"
-    r"(?:namespaces/(?P<ns>[^/]+)|cluster)/(?P<name>[^/]+)\.json$"
-)
 _READ_ERRORS = (tarfile.TarError, EOFError, zlib.error, OSError)
 
 
@@ -82,33 +83,24 @@ class Outcome:
 @dataclass
 class _Scan:
     index: Index
-    fmt: int = tarfile.PAX_FORMAT
+    fmt: Format = tarfile.PAX_FORMAT
     gzip_mtime: int = 0
     revision_paths: set[str] = field(default_factory=set)  # candidate revision members (rename collisions)
-
-
-def _is_item(m: tarfile.TarInfo) -> bool:
-    """An item of a resource the engine may change: ControllerRevisions and the kubevirt.io groups.
-
-    Everything else (pods, secrets, ...) is copied without being parsed, even when it mentions
-    a VirtualMachine: faster, and its bytes are guaranteed to stay the same.
-    """
-    name = m.name
-    while name.startswith("./"):  # a backup unpacked and repacked with `tar czf x.tar.gz .`
-        name = name[2:]
-    if not (m.isreg() and name.startswith("resources/") and name.endswith(".json")):
-        return False
-    resource = name.split("/", 2)[1]
-    return resource == "controllerrevisions.apps" or resource.endswith("kubevirt.io")
+    spans: list[Span] = field(default_factory=list)  # the members pass 2 must look at, in order
+    layout: Layout = field(default_factory=Layout)
+    files: int = 0  # regular files (the summary counts files, not directory entries)
+    end: int = 0  # where the last member ends in the decompressed stream
 
 
 def scan(path: str, settings: Settings, run: RunResult) -> _Scan:
-    """Pass 1: refuse unsafe archives, index the candidate items."""
+    """Pass 1: refuse unsafe archives, index the candidate items, record where pass 2 must look."""
     result = _Scan(Index())
     refused: list[str] = []
     links: set[str] = set()
+    indexed = Recent()
     try:
         with open_archive(path, settings.max_archive_bytes) as (tf, reader, gz):
+            start = 0
             for m in members(tf):
                 why = unsafe(m, links)
                 if why:
@@ -116,17 +108,14 @@ def scan(path: str, settings: Settings, run: RunResult) -> _Scan:
                     continue
                 if m.issym():
                     links.add(m.name.rstrip("/"))
-                if not _is_item(m) or m.size > settings.max_document_bytes:
-                    continue
-                data = read_member(tf, m)
-                if not textio.is_candidate(data):
-                    continue
-                match = ITEM.match(m.name)
-                if match and match["gr"].startswith("controllerrevisions."):
-                    result.revision_paths.add(m.name)
-                if any(n.encode() in data for n in index_needles(settings)):
-                    _index(m.name, data, settings, result.index)
+                sp = _span(tf, m, start, settings, result, indexed)
+                if sp is not None:
+                    result.spans.append(sp)
+                start = tf.offset
+                result.files += m.isfile()
+                result.layout.add(start, result.files)
             finish(path, tf, reader)
+            result.end = start
             if reader.head[257:265] == b"ustar  \0":
                 result.fmt = tarfile.GNU_FORMAT
             result.gzip_mtime = int(getattr(gz, "mtime", 0) or 0)
@@ -144,20 +133,48 @@ def scan(path: str, settings: Settings, run: RunResult) -> _Scan:
     return result
 
 
+def _span(
+    tf: tarfile.TarFile, m: tarfile.TarInfo, start: int, settings: Settings, result: _Scan, indexed: Recent
+) -> Span | None:
+    """Pass 1 for one safe entry: the span pass 2 must look at (None: copied as it is)."""
+    if m.islnk():  # follows its target if --rename moves it
+        return span(tf, m, start, "link")
+    if not is_item(m):
+        return None
+    if m.size > settings.max_document_bytes:
+        return span(tf, m, start, "large")
+    data = read_member(tf, m)
+    if not textio.is_candidate(data):
+        return None
+    match = ITEM.match(m.name)
+    if match and match["gr"].startswith("controllerrevisions."):
+        result.revision_paths.add(m.name)
+    if any(n.encode() in data for n in index_needles(settings)):
+        _index(m.name, data, settings, result.index, indexed)
+    return span(tf, m, start, "item")
+
+
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, EOFError):
         return "truncated (the compressed data ends early)"
     return str(exc) or type(exc).__name__
 
 
-def _index(name: str, data: bytes, settings: Settings, index: Index) -> None:
+def _index(name: str, data: bytes, settings: Settings, index: Index, indexed: Recent) -> None:
+    """Index one item; its second copy (Velero writes each item twice, one after the other) adds
+    nothing new to the index unless its path matters (a kustomization's does)."""
+    if indexed.get(data) is not None:
+        return
     try:
         source = textio.decode(data)
     except textio.ReadError:
         return
+    path_used = False
     for pd in iter_documents(name, source, settings, [], index_needles(settings)):
         if pd.doc is not None:
-            index.add_document(pd.doc.value, rename=settings.rename, base=name)
+            path_used |= index.add_document(pd.doc.value, rename=settings.rename, base=name)
+    if not path_used:
+        indexed.put(data, True)
 
 
 def upgrade_backup(
@@ -205,40 +222,36 @@ def _pass2(
     outcome: Outcome,
     progress: Callable[[int, int], None] | None = None,
 ) -> None:
+    """Pass 2: the stream copied as raw bytes, except the recorded members that change."""
     tick = progress or (lambda done, total: None)
+    done = Recent()
     try:
-        with open_archive(path, settings.max_archive_bytes) as (tf, reader, _gz):
-            if fh is None:
-                for m in members(tf):
-                    outcome.members += m.isfile()  # files, as the summary says (not directory entries)
-                    tick(outcome.members, 0)
-                    if _is_item(m) and m.size <= settings.max_document_bytes:
-                        _member(m, read_member(tf, m), settings, found, outcome)
-                    elif _is_item(m):
-                        _too_large(m, settings, outcome)
-            else:
-                with (
-                    gzip.GzipFile(filename="", mode="wb", fileobj=fh, compresslevel=6, mtime=found.gzip_mtime) as gzout,
-                    tarfile.open(fileobj=gzout, mode="w|", format=found.fmt) as out,
-                ):
-                    for m in members(tf):
-                        outcome.members += m.isfile()
-                        tick(outcome.members, 0)
-                        if _is_item(m) and m.size <= settings.max_document_bytes:
-                            data = read_member(tf, m)
-                            new, info_ = _member(m, data, settings, found, outcome)
-                            out.addfile(info_, _bytes_io(new))
-                            out.members.clear()  # type: ignore[attr-defined]  # TarFile keeps every header it wrote otherwise
-                            continue
-                        if _is_item(m):
-                            _too_large(m, settings, outcome)
-                        if m.islnk() and m.linkname in outcome.moved:
-                            m = copy.copy(m)
-                            m.linkname = outcome.moved[m.linkname]
-                            m.pax_headers = {k: v for k, v in m.pax_headers.items() if k != "linkpath"}
-                        out.addfile(m, tf.extractfile(m) if m.isreg() else None)
-                        out.members.clear()  # type: ignore[attr-defined]
-            finish(path, tf, reader)
+        with open_stream(path, settings.max_archive_bytes) as (reader, _src), contextlib.ExitStack() as stack:
+            gz: WriteBehind | None = None
+            if fh is not None:
+                raw = gzip.GzipFile(filename="", mode="wb", fileobj=fh, compresslevel=6, mtime=found.gzip_mtime)
+                stack.enter_context(raw)
+                gz = stack.enter_context(WriteBehind(raw))  # compressed on another core; stopped before raw closes
+            out = Splicer(reader, gz, path, found.layout, tick)
+            for sp in found.spans:
+                out.copy(sp.start)
+                if sp.kind == "large":
+                    _too_large(sp, settings, outcome)
+                    continue
+                if sp.kind == "link":
+                    if sp.linkname in outcome.moved:
+                        segment = out.take(sp.end)
+                        out.write(reencoded(segment, sp, found.fmt, linkname=outcome.moved[sp.linkname]))
+                    continue
+                segment = out.take(sp.end)
+                new, name = _member(sp, segment[sp.data - sp.start :][: sp.size], settings, found, outcome, done)
+                out.write(segment if new is None else replaced(segment, sp, new, name, found.fmt))
+            outcome.members = found.files
+            if gz is not None:
+                out.copy(found.end)
+                out.close()
+                gz.close()
+            out.passed_to(found.end)
     except BackupError:
         raise
     except _READ_ERRORS as exc:
@@ -253,46 +266,34 @@ def _pass2(
         raise BackupError(f"{path}: not a readable gzip-compressed tar archive: {_describe(exc)}") from None
 
 
-def _bytes_io(data: bytes) -> IO[bytes]:
-    import io
-
-    return io.BytesIO(data)
-
-
-def _too_large(m: tarfile.TarInfo, settings: Settings, outcome: Outcome) -> None:
+def _too_large(sp: Span, settings: Settings, outcome: Outcome) -> None:
     outcome.run.findings.append(
         warning(
             "input.too-large",
-            f"item is {m.size} bytes, over --max-document-size ({settings.max_document_bytes}): "
+            f"item is {sp.size} bytes, over --max-document-size ({settings.max_document_bytes}): "
             "copied without looking at it",
-            file=m.name,
+            file=sp.name,
         )
     )
 
 
 def _member(
-    m: tarfile.TarInfo, data: bytes, settings: Settings, found: _Scan, outcome: Outcome
-) -> tuple[bytes, tarfile.TarInfo]:
-    """Upgrade one item; returns the bytes and header to write (the original ones unless it changed)."""
-    if not textio.is_candidate(data):
-        return data, m
-    r = upgrade_file(m.name, data, settings, found.index)
-    changed = r.changed and not r.failed and r.source is not None and r.new_text is not None
-    renames = [x for x in r.renames if x not in outcome.renames] if changed else []  # once per revision,
+    sp: Span, data: bytes, settings: Settings, found: _Scan, outcome: Outcome, done: Recent
+) -> tuple[bytes | None, str]:
+    """Upgrade one item; returns its new bytes (None: unchanged) and its name in the output."""
+    u = upgrade_item(sp.name, data, settings, found.index, done)
+    renames = [x for x in u.renames if x not in outcome.renames]  # once per revision,
     outcome.renames.update(renames)  # not once per copy (classic and -preferredversion paths)
-    slim = MemberResult(m.name, findings=r.findings, upgraded=r.upgraded, renames=renames, was_changed=changed)
-    if changed or r.findings:  # the report needs no more (and memory stays flat)
+    changed = u.new is not None
+    slim = MemberResult(sp.name, findings=u.findings, upgraded=u.upgraded, renames=renames, was_changed=changed)
+    if changed or u.findings:  # the report needs no more (and memory stays flat)
         outcome.run.results.append(slim)
-    if not changed or r.source is None or r.new_text is None:
-        return data, m
+    if u.new is None:
+        return None, sp.name
     outcome.changed += 1
-    new = r.source.encode(r.new_text)
-    header = copy.copy(m)
-    header.pax_headers = {k: v for k, v in m.pax_headers.items() if k not in ("size", "path")}
-    header.size = len(new)
-    header.name = _new_path(m.name, slim, found, outcome)
-    slim.findings.extend(_path_notes(m.name, r))
-    return new, header
+    name = _new_path(sp.name, slim, found, outcome)
+    slim.findings.extend(path_notes(sp.name, u.upgraded))
+    return u.new, name
 
 
 def _new_path(name: str, r: FileResult, found: _Scan, outcome: Outcome) -> str:
@@ -318,38 +319,6 @@ def _new_path(name: str, r: FileResult, found: _Scan, outcome: Outcome) -> str:
     outcome.moved[name] = new_path
     r.findings.append(info("backup.path-renamed", f"stored as {new_path} (its new name)", file=name))
     return new_path
-
-
-def _path_notes(name: str, r: FileResult) -> list[Finding]:
-    match = ITEM.match(name)
-    if match is None:
-        return []
-    gr, ver = match["gr"], match["ver"]
-    notes: list[Finding] = []
-    group = gr.partition(".")[2]
-    old = ver is not None and group in apis.GROUPS and f"{group}/{ver}" != apis.latest(group)
-    if old and r.upgraded:
-        notes.append(
-            info(
-                "backup.version-dir",
-                f"the object is upgraded but stays under {ver}{match['pref'] or ''}/ (paths are kept): Velero "
-                f"restores it from resources/{gr}/{'namespaces/…' if match['ns'] else 'cluster'}/ (upgraded too) "
-                f"unless --features=EnableAPIGroupVersions picks this directory, which still works because "
-                "Velero creates what the file holds",
-                file=name,
-            )
-        )
-    if gr.endswith(".flavor.kubevirt.io"):
-        notes.append(
-            warning(
-                "backup.flavor-dir",
-                f"upgraded to an instancetype.kubevirt.io kind, but the item stays under resources/{gr}/: "
-                "Velero restores it as a flavor.kubevirt.io resource, which no current KubeVirt serves; apply "
-                "the upgraded object by hand",
-                file=name,
-            )
-        )
-    return notes
 
 
 def error_outcome(message: str, path: str = "") -> Outcome:

@@ -80,7 +80,7 @@ def read_inputs(
             continue
         if not textio.is_candidate(data) and not is_kustomization_file(entry.display):
             try:
-                textio.decode(data)
+                textio.check_text(data)
             except textio.ReadError as exc:
                 run.findings.append(error("input.encoding", str(exc), file=entry.display))
             continue

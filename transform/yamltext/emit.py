@@ -22,6 +22,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ruamel.yaml.serializer import Serializer
 from ruamel.yaml.tag import Tag
 
+from transform.yamltext.nodeclasses import Mapping, Scalar, Sequence
 from transform.yamltext.resolver import BOOL, FLOAT, INT, MAP, NULL, SEQ, STR, TIMESTAMP, KubernetesResolver
 
 try:
@@ -136,20 +137,20 @@ _TAGS = WriterResolver.TAGS
 def _node(value: Any, quote: str) -> Node:
     """The node tree of plain data: keys in their order, no anchors, each string plain only when `plain_ok`."""
     if isinstance(value, str):
-        return ScalarNode(_TAGS[STR], value, style=None if plain_ok(value) else quote)
+        return Scalar(_TAGS[STR], value, style=None if plain_ok(value) else quote)
     if isinstance(value, dict):
         pairs = [(_node(str(k), quote), _node(v, quote)) for k, v in value.items()]
-        return MappingNode(_TAGS[MAP], pairs, flow_style=not pairs)
+        return Mapping(_TAGS[MAP], pairs, flow_style=not pairs)
     if isinstance(value, list):
-        return SequenceNode(_TAGS[SEQ], [_node(v, quote) for v in value], flow_style=not value)
+        return Sequence(_TAGS[SEQ], [_node(v, quote) for v in value], flow_style=not value)
     if value is None:
-        return ScalarNode(_TAGS[NULL], "null")
+        return Scalar(_TAGS[NULL], "null")
     if value is True or value is False:
-        return ScalarNode(_TAGS[BOOL], "true" if value else "false")
+        return Scalar(_TAGS[BOOL], "true" if value else "false")
     if isinstance(value, int):
-        return ScalarNode(_TAGS[INT], str(value))
+        return Scalar(_TAGS[INT], str(value))
     if isinstance(value, float):
-        return ScalarNode(_TAGS[FLOAT], json.dumps(value))
+        return Scalar(_TAGS[FLOAT], json.dumps(value))
     raise TypeError(f"cannot write a {type(value).__name__} as YAML")
 
 

@@ -27,7 +27,7 @@ from transform.yamltext.resolver import KubernetesResolver
 from transform.yamltext.values import MAX_DEPTH, MAX_EXPANDED_NODES, ParseError
 
 try:
-    from _ruamel_yaml import CParser  # ruamel.yaml.clib: libyaml's C parser
+    from _ruamel_yaml import CParser  # ruamel.yaml.clib: libyaml's C parser (building nodeclasses' nodes)
 except ImportError:  # no wheel for this Python: the pure-Python parser below
     CParser = None
 
@@ -102,12 +102,18 @@ class Document:
     """
 
     def __init__(
-        self, root: Node | None, value: Any, duplicates: list[tuple[tuple[Any, ...], Node]] | None, text: str = ""
+        self,
+        root: Node | None,
+        value: Any,
+        duplicates: list[tuple[tuple[Any, ...], Node]] | None,
+        text: str = "",
+        nonfinite: bool = False,
     ) -> None:
         self._root = root
         self.value = value
         self._duplicates = duplicates
         self._text = text
+        self.nonfinite = nonfinite  # the value may hold NaN or an infinity, which JSON cannot carry
 
     @property
     def root(self) -> Node:
@@ -211,16 +217,32 @@ def _json(text: str) -> Document | None:
         return None  # JSON that YAML reads differently (tabs, `\/`) takes the YAML path
     if _NOT_PRINTABLE.search(text):
         return None  # a character YAML refuses (DEL, C0/C1 controls): the YAML path says so, with its position
+    nonfinite: list[str] = []
+
+    def constant(name: str) -> float:  # NaN, Infinity, -Infinity
+        nonfinite.append(name)
+        return float(name)
+
+    def number(text: str) -> float:
+        value = float(text)
+        if value - value != 0:  # too large for a double (1e400): an infinity
+            nonfinite.append(text)
+        return value
+
     try:
-        value = json.loads(stripped, object_pairs_hook=_pairs)
+        value = json.loads(stripped, object_pairs_hook=_pairs, parse_constant=constant, parse_float=number)
     except _Duplicate:
         return None  # the YAML path reports the duplicate keys with their positions
     except (ValueError, RecursionError):
         return None
     if _json_depth(stripped) > MAX_DEPTH:
         return None
-    return Document(None, value, [], text)
+    return Document(None, value, [], text, bool(nonfinite))
 
+
+# YAML reads NaN and infinity only from these plain scalars (`.inf`, `-.Inf`, `.NaN`, ...; or with an explicit
+# `!!float` tag): a document without one has none (a number too large for a double is a string to Kubernetes)
+_SPECIAL_FLOAT = re.compile(r"\.(?:inf|Inf|INF|nan|NaN|NAN)(?!\w)")
 
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
@@ -257,4 +279,4 @@ def parse(text: str) -> Document | None:
     dups: list[tuple[tuple[Any, ...], Node]] = []
     if dup_maps:
         values.duplicates(root, (), dups)
-    return Document(root, value, dups)
+    return Document(root, value, dups, nonfinite=_SPECIAL_FLOAT.search(text) is not None)

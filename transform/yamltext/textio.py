@@ -44,6 +44,14 @@ def is_candidate(data: bytes) -> bool:
     return any(n in data for n in NEEDLES)
 
 
+def check_text(data: bytes) -> None:
+    """Raise ReadError where `decode` would, and do nothing else (a file that is only checked for being
+    text): ASCII without NUL bytes needs no decoding, and no line-ending census."""
+    if data.isascii() and b"\x00" not in data:
+        return
+    decode(data)
+
+
 def decode(data: bytes) -> Source:
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
         raise ReadError("file is UTF-16/UTF-32 encoded; Kubernetes manifests must be UTF-8 (re-save it as UTF-8)")

@@ -13,6 +13,7 @@ from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from transform.yamltext.nodeclasses import MAPPING, SCALAR, SEQUENCE
 from transform.yamltext.resolver import (
     BOOL,
     BOOLS,
@@ -83,13 +84,13 @@ class Builder:
             if found is not _NONE:
                 return found
         cls = node.__class__
-        if cls is ScalarNode:
+        if cls in SCALAR:
             conv = _SCALARS.get(id(node.ctag))
             try:
                 value = conv(node.value) if conv is not None else scalar_value(str(node.tag), node.value)
             except ValueError as exc:
                 raise error_at(f"invalid YAML value: {exc}", node) from None
-        elif cls is SequenceNode:
+        elif cls in SEQUENCE:
             value = [self.value(n, depth + 1) for n in node.value]
         else:
             value = self.mapping(node, depth)
@@ -98,7 +99,7 @@ class Builder:
         return value
 
     def key(self, node: Node) -> str:
-        if node.__class__ is not ScalarNode:
+        if node.__class__ not in SCALAR:
             raise error_at("a mapping key must be a scalar (Kubernetes cannot use a mapping or list as a key)", node)
         if node.ctag is _STR_TAG:
             return node.value
@@ -114,7 +115,7 @@ class Builder:
         out: dict[str, Any] = {}
         explicit = 0
         for k, v in node.value:
-            if k.ctag is _MERGE_TAG and k.__class__ is ScalarNode:
+            if k.ctag is _MERGE_TAG and k.__class__ in SCALAR:
                 self.merge(v, out, depth + 1)
                 self.dup_maps.append(node)  # merged keys: let the duplicate check look at this map
                 continue
@@ -126,11 +127,11 @@ class Builder:
 
     def merge(self, node: Node, out: dict[str, Any], depth: int) -> None:
         """go-yaml v2's merge: a map (or alias of one), or a sequence of them, the earlier winning."""
-        if node.__class__ is SequenceNode:
+        if node.__class__ in SEQUENCE:
             maps = list(reversed(node.value))
         else:
-            maps = [node] if node.__class__ is MappingNode else []
-        if not maps or any(m.__class__ is not MappingNode for m in maps):
+            maps = [node] if node.__class__ in MAPPING else []
+        if not maps or any(m.__class__ not in MAPPING for m in maps):
             raise error_at("the value of a merge key `<<` must be a mapping or a list of mappings", node)
         for m in maps:
             out.update(self.value(m, depth))
