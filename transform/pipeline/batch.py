@@ -123,7 +123,8 @@ def index_documents(
         except textio.ReadError:
             return
     needles = ("",) if kustomization else index_needles(settings)
-    for pd in iter_documents(item.name, source, settings, [], needles, span=span):
+    known = dict(item.parsed) if item.parsed else None  # parsed by the caller (krm): not again
+    for pd in iter_documents(item.name, source, settings, [], needles, known, span):
         if pd.doc is None:
             continue
         upgraded = kustomization or any(n in pd.text for n in textio.NEEDLES_STR)
