@@ -5,10 +5,14 @@ its own path even though identical copies are upgraded once."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import gzip
 import io
 import json
+import random
 import tarfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -25,6 +29,8 @@ from tests.integrations.test_backup import (
     read_tar,
     run,
 )
+from transform.integrations import velero
+from transform.integrations.background import ReadAhead, WriteBehind
 
 POD_PATH = f"resources/pods/namespaces/{NS}/p.json"
 IT_PATH = f"{IT_DIR}/namespaces/{NS}/csmall.json"
@@ -123,3 +129,72 @@ def test_each_copy_is_reported_under_its_own_path(tmp_path: Path, capsys: pytest
     assert after[paths[0]] == after[paths[1]] == broken
     assert after[revs[0]] == after[revs[1]] != compact(f2_revision())
     assert report["summary"]["files_changed"] == 2
+
+
+class _Full(io.RawIOBase):
+    """A file system that fills up after `room` bytes."""
+
+    def __init__(self, room: int) -> None:
+        self.room = room
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        if len(data) > self.room:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        self.room -= len(data)
+        return len(data)
+
+
+def test_a_full_disk_while_compressing_is_an_error_and_leaves_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The output is compressed by another thread: its error still stops the run with a message."""
+    entries = [(POD_PATH, random.Random(1).randbytes(3 << 20))]
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tf:
+        _member(tf, POD_PATH, entries[0][1])
+        _member(tf, IT_PATH, compact(instancetype_v1alpha2()))
+    src = tmp_path / "in.tar.gz"
+    src.write_bytes(gzip.compress(buf.getvalue()))
+    out = tmp_path / "out.tar.gz"
+    with monkeypatch.context() as m:
+        m.setattr(velero.sinks, "atomic_file", lambda path: contextlib.nullcontext(_Full(1 << 20)))
+        code, err = run(["backup", str(src), "-o", str(out)], capsys)
+    assert code == 3 and "cannot write the output: No space left on device" in err, err
+    assert not out.exists()
+    assert not [t for t in threading.enumerate() if t.name in ("read-ahead", "write-behind")]
+
+
+def test_read_ahead_hands_over_errors_and_stops_early() -> None:
+    class Broken(io.RawIOBase):
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def readable(self) -> bool:
+            return True
+
+        def read(self, size: int = -1) -> bytes:
+            self.calls += 1
+            if self.calls > 2:
+                raise EOFError("truncated")
+            return b"x" * size
+
+    with ReadAhead(Broken()) as r:  # type: ignore[arg-type]
+        assert r.read(10) == b"x" * 10
+        assert r.read((2 << 20) - 10) == b"x" * ((2 << 20) - 10)  # what was read before the error
+        with pytest.raises(EOFError):
+            r.read(4 << 20)
+    with ReadAhead(io.BytesIO(b"y" * (20 << 20))) as r:  # left after one read: the thread stops
+        assert r.read(3) == b"yyy"
+    assert not r.thread.is_alive()
+
+
+def test_write_behind_writes_everything_in_order() -> None:
+    sink = io.BytesIO()
+    with WriteBehind(sink) as w:
+        for i in range(3000):
+            w.write(b"%d," % i * 200)
+        w.close()
+    assert sink.getvalue() == b"".join(b"%d," % i * 200 for i in range(3000))

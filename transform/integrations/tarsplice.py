@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Literal
 
+from transform.integrations.background import WriteBehind
 from transform.integrations.tarstream import BackupError, Reader
 
 _CHUNK = 1 << 20
@@ -66,7 +67,7 @@ class Splicer:
     def __init__(
         self,
         reader: Reader,
-        out: IO[bytes] | gzip.GzipFile | None,
+        out: IO[bytes] | gzip.GzipFile | WriteBehind | None,
         path: str,
         layout: Layout,
         progress: Callable[[int, int], None],

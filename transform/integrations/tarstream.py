@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, Any
 
+from transform.integrations.background import ReadAhead
 from transform.model.findings import quote_name
 from transform.model.limits import DEFAULT_MAX_ARCHIVE_BYTES, MAX_TAR_HEADER_BYTES
 from transform.pipeline.sources import not_regular
@@ -98,8 +99,11 @@ def open_stream(path: str, limit: int = DEFAULT_MAX_ARCHIVE_BYTES) -> Iterator[t
     with os.fdopen(fd, "rb") as raw:
         compressed = raw.read(2) == b"\x1f\x8b"
         raw.seek(0)
-        with gzip.GzipFile(fileobj=raw, mode="rb") if compressed else contextlib.nullcontext(raw) as src:
-            yield Reader(src, path, limit), src  # type: ignore[arg-type]
+        with (
+            gzip.GzipFile(fileobj=raw, mode="rb") if compressed else contextlib.nullcontext(raw) as src,
+            ReadAhead(src) as ahead,  # type: ignore[arg-type]
+        ):
+            yield Reader(ahead, path, limit), src  # type: ignore[arg-type]
 
 
 def members(tf: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:

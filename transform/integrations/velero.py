@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from transform.convert.index import Index
+from transform.integrations.background import WriteBehind
 from transform.integrations.tarsplice import Format, Layout, Span, Splicer, reencoded, replaced, span
 from transform.integrations.tarstream import (
     BackupError,
@@ -226,10 +227,11 @@ def _pass2(
     done = Recent()
     try:
         with open_stream(path, settings.max_archive_bytes) as (reader, _src), contextlib.ExitStack() as stack:
-            gz = None
+            gz: WriteBehind | None = None
             if fh is not None:
-                gz = gzip.GzipFile(filename="", mode="wb", fileobj=fh, compresslevel=6, mtime=found.gzip_mtime)
-                stack.enter_context(gz)
+                raw = gzip.GzipFile(filename="", mode="wb", fileobj=fh, compresslevel=6, mtime=found.gzip_mtime)
+                stack.enter_context(raw)
+                gz = stack.enter_context(WriteBehind(raw))  # compressed on another core; stopped before raw closes
             out = Splicer(reader, gz, path, found.layout, tick)
             for sp in found.spans:
                 out.copy(sp.start)
@@ -248,6 +250,7 @@ def _pass2(
             if gz is not None:
                 out.copy(found.end)
                 out.close()
+                gz.close()
             out.passed_to(found.end)
     except BackupError:
         raise

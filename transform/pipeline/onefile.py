@@ -109,7 +109,7 @@ def iter_documents(
             continue
         try:
             doc = yamlnodes.parse(body)
-            bad = plain.first_unrepresentable(doc.value) if doc is not None and doc.nonfinite else None
+            bad = nonfinite(doc)
         except yamlnodes.ParseError as exc:
             findings.append(_parse_error(name, exc, line0, doc_index, body))
             continue
@@ -129,6 +129,11 @@ def iter_documents(
             )
             continue
         yield ParsedDoc(doc_index, chunk, body, doc, line0)
+
+
+def nonfinite(doc: yamlnodes.Document | None) -> tuple[Any, ...] | None:
+    """The path of a NaN or infinite number in a parsed document (JSON and Kubernetes cannot carry one)."""
+    return plain.first_unrepresentable(doc.value) if doc is not None and doc.nonfinite else None
 
 
 def _parse_error(name: str, exc: yamlnodes.ParseError, line0: int, doc_index: int, body: str) -> Finding:
