@@ -17,7 +17,7 @@ import sys
 import pytest
 
 from transform.model.settings import Settings
-from transform.pipeline import batch, forkpool, onefile, parallel
+from transform.pipeline import batch, forkpool, onefile, parallel, parts
 from transform.yamltext import textio
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -102,12 +102,12 @@ def test_any_cut_of_a_file_gives_the_same_result() -> None:
     chunks = textio.split_documents(source.text)
     moved = 0
     for cut in range(len(chunks) + 1):
-        parts = [
-            onefile.upgrade_documents("all.yaml", source, settings, index, span=onefile.Span(chunks, lo, hi))
+        shares = [
+            onefile.upgrade_documents("all.yaml", source, settings, index, span=parts.Span(chunks, lo, hi))
             for lo, hi in ((0, cut), (cut, len(chunks)))
         ]
-        moved += bool(parts[0].lines_added and parts[1].after_edits)
-        got = onefile.finish(onefile.FileResult("all.yaml", source), parts, settings)
+        moved += bool(shares[0].lines_added and shares[1].after_edits)
+        got = parts.finish(parts.FileResult("all.yaml", source), shares, settings)
         assert (got.new_text, got.findings, got.renames, got.upgraded) == (
             whole.new_text,
             whole.findings,

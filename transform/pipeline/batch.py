@@ -16,7 +16,7 @@ from transform.yamltext import textio
 if TYPE_CHECKING:  # the engine imports PyYAML: only pay for it when a file needs parsing
     from transform.convert.index import Index
     from transform.model.settings import Settings
-    from transform.pipeline.onefile import FileResult, Span
+    from transform.pipeline.parts import FileResult, Span
     from transform.yamltext.nodes import Document
 
 # What the index reads: VMs that reference revisions, kustomizations, and (for --rename) revisions.

@@ -10,62 +10,21 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from transform.convert.dispatch import Change, upgrade_document
 from transform.convert.index import Index
 from transform.convert.kustomize import is_kustomization_file
 from transform.model import plain
-from transform.model.findings import Finding, Severity, apply_policy, error
+from transform.model.findings import Finding, Severity, error
 from transform.model.settings import Settings
 from transform.pipeline import aliases
-from transform.yamltext import edits, emit, nodepath, textio
+from transform.pipeline.parts import FileResult, Part, Span, finish
+from transform.yamltext import edits, emit, nodepath, textio, values
 from transform.yamltext import nodes as yamlnodes
+from transform.yamltext.nodeclasses import SCALAR
 from transform.yamltext.nodes import Node
-
-
-@dataclass
-class FileResult:
-    name: str
-    source: textio.Source | None = None
-    new_text: str | None = None  # None: leave the file as it is
-    findings: list[Finding] = field(default_factory=list)
-    upgraded: int = 0
-    renames: list[tuple[str, str, str]] = field(default_factory=list)  # (namespace, old, new)
-    write_failed: bool = False
-
-    @property
-    def failed(self) -> bool:
-        return any(f.severity is Severity.ERROR and f.code != "strict" for f in self.findings)
-
-    @property
-    def changed(self) -> bool:
-        return self.new_text is not None and self.source is not None and self.new_text != self.source.text
-
-
-@dataclass(frozen=True)
-class Span:
-    """Chunks `lo` to `hi` (positions in `chunks`, the file's `textio.split_documents`)."""
-
-    chunks: list[textio.Chunk]
-    lo: int
-    hi: int
-
-
-@dataclass
-class Part:
-    """A run of one file's documents upgraded: the whole file, or a worker's share of a large one.
-    `finish` joins the parts of a file, in order, into its `FileResult`."""
-
-    findings: list[Finding] = field(default_factory=list)
-    pieces: list[tuple[int, int, str]] = field(default_factory=list)  # (start, end, new text) per changed document
-    upgraded: int = 0
-    renames: list[tuple[str, str, str]] = field(default_factory=list)
-    lines_added: int = 0  # by the pieces (negative: removed)
-    # findings located in the edited text (they read the document back): the parts before this
-    # one move them by their `lines_added`
-    after_edits: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -210,43 +169,6 @@ def has_documents(name: str, data: bytes) -> bool:
     return is_kustomization_file(name) or textio.is_candidate(data)
 
 
-def finish(result: FileResult, parts: list[Part], settings: Settings) -> FileResult:
-    """A file's result from its parts, in document order, and the run's policy (see `upgrade_file`)."""
-    assert result.source is not None or not parts
-    pieces: list[tuple[int, int, str]] = []
-    shift = 0
-    for part in parts:
-        moved = set(part.after_edits) if shift else set()
-        result.findings += [f.at(line=f.line + shift) if i in moved else f for i, f in enumerate(part.findings)]
-        pieces += part.pieces
-        result.upgraded += part.upgraded
-        result.renames += part.renames
-        shift += part.lines_added
-    if result.failed:
-        result.renames = []
-    elif pieces and result.source is not None:
-        text = result.source.text
-        out, pos = [], 0
-        for start, end, body in pieces:
-            out += [text[pos:start], body]
-            pos = end
-        out.append(text[pos:])
-        result.new_text = "".join(out)
-    if settings.modernize and result.changed:
-        # a deprecated value that --modernize rewrote is no longer there to warn about
-        rewritten = {(f.doc, f.path) for f in result.findings if f.code.startswith("modernize.")}
-        result.findings = [
-            f for f in result.findings if not (f.code.startswith("webhook.deprecated") and (f.doc, f.path) in rewritten)
-        ]
-    if settings.strict or settings.select or settings.ignore:
-        result.findings = apply_policy(
-            result.findings, strict=settings.strict, select=settings.select, ignore=settings.ignore
-        )
-        if result.failed:
-            result.new_text, result.renames = None, []
-    return result
-
-
 def upgrade_documents(
     name: str,
     source: textio.Source,
@@ -303,13 +225,14 @@ def upgrade_documents(
             id(n) for c in outcome.changes for p in c.replace if (n := nodepath.node_at(root, p)) is not None
         )
         try:
-            body = edits.apply(pd.text, edits.plan(pd.text, root, pd.doc.value, outcome.value, style, replace))
+            planned = edits.plan(pd.text, root, pd.doc.value, outcome.value, style, replace)
+            body = edits.apply(pd.text, planned)
         except (edits.EditConflict, ValueError, TypeError, KeyError, IndexError) as exc:
             part.findings.append(locate(error("internal.plan", f"could not plan the text edits: {exc}")))
             continue
         before = len(part.findings)
         line0 = pd.line0 + part.lines_added
-        ok = _verify(name, pd, body, line0, outcome.value, outcome.changes, settings, part.findings)
+        ok = _verify(name, pd, body, planned, line0, outcome.value, outcome.changes, settings, part.findings)
         part.after_edits += range(before, len(part.findings))
         if ok:
             part.pieces.append((pd.chunk.start, pd.chunk.end, body))
@@ -349,13 +272,17 @@ def _verify(
     name: str,
     pd: ParsedDoc,
     body: str,
+    planned: list[edits.Edit],
     line0: int,
     intended: Any,
     changes: list[Change],
     settings: Settings,
     findings: list[Finding],
 ) -> bool:
-    """Re-read what we wrote: one document still, the intended values, every comment, valid objects."""
+    """Re-read what we wrote: one document still, the intended values, every comment, valid objects.
+    Edits that only replace one-line block scalars are proven by reading each new scalar alone."""
+    if planned and all(_reads_back(e) for e in planned):
+        return _validate(name, pd, yamlnodes.Document(None, intended, [], body), line0, changes, settings, findings)
     where: dict[str, Any] = {"file": name, "line": line0 + 1, "doc": pd.index}
     if len(textio.split_documents(body)) != 1:
         findings.append(
@@ -400,6 +327,32 @@ def _verify(
             )
         )
         return False
+    return _validate(name, pd, doc, line0, changes, settings, findings)
+
+
+def _reads_back(edit: edits.Edit) -> bool:
+    """A scalar edit whose new text, read alone, is the intended value (see edits.Edit.value): the rest of
+    the document is untouched text around a one-line block scalar, so reading it all again proves nothing
+    new (no structure, comment or other value can change)."""
+    if edit.value is edits.NOT_SCALAR:
+        return False
+    try:
+        node = yamlnodes.compose(edit.text)
+        return node is not None and node.__class__ in SCALAR and edits.same(values.to_value(node)[0], edit.value)
+    except yamlnodes.ParseError:
+        return False
+
+
+def _validate(
+    name: str,
+    pd: ParsedDoc,
+    doc: yamlnodes.Document,
+    line0: int,
+    changes: list[Change],
+    settings: Settings,
+    findings: list[Finding],
+) -> bool:
+    """The upgraded objects must be valid: findings at their line:column in the new text."""
     ok = True
     if settings.validate_output:
         for change in changes:

@@ -23,7 +23,8 @@ from transform.convert.kustomize import is_kustomization_file
 from transform.model.settings import Settings
 from transform.pipeline import forkpool
 from transform.pipeline.batch import IndexDoc, Item, index_documents
-from transform.pipeline.onefile import FileResult, Part, Span, finish, has_documents, upgrade_documents, upgrade_file
+from transform.pipeline.onefile import has_documents, upgrade_documents, upgrade_file
+from transform.pipeline.parts import FileResult, Part, Span, finish
 from transform.yamltext import textio
 
 if TYPE_CHECKING:
