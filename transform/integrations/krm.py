@@ -120,7 +120,7 @@ def _document(source: textio.Source) -> tuple[textio.Chunk, Any]:
     # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
     from transform.yamltext import nodes as yamlnodes
 
-    chunks = [c for c in textio.split_documents(source.text) if _content(source.text[c.start : c.end])]
+    chunks = _chunks(source.text)
     if len(chunks) != 1:
         raise KrmError(f"expected one ResourceList document on stdin, got {len(chunks)} documents")
     chunk = chunks[0]
@@ -136,8 +136,9 @@ def _document(source: textio.Source) -> tuple[textio.Chunk, Any]:
     return chunk, doc
 
 
-def _content(body: str) -> bool:
-    return textio.has_content(body)
+def _chunks(text: str) -> list[textio.Chunk]:
+    """The documents of a stream that have content (a ResourceList has one)."""
+    return [c for c in textio.split_documents(text) if textio.has_content(text[c.start : c.end])]
 
 
 def _items(value: dict[str, Any]) -> list[Any]:
@@ -235,17 +236,22 @@ def _without_ids(item: Any) -> Any:
 
 
 def _with_results(
-    source: textio.Source, text: str, results: list[dict[str, Any]], drop_ids: AbstractSet[int] = frozenset()
+    source: textio.Source,
+    text: str,
+    results: list[dict[str, Any]],
+    drop_ids: AbstractSet[int] = frozenset(),
+    parsed: Any = None,
 ) -> str:
     """`text` with the top-level `results` set to `results` (removed when empty), and the id
-    annotations of the items `drop_ids` removed, as minimal edits."""
+    annotations of the items `drop_ids` removed, as minimal edits. `parsed`: the ResourceList
+    document of `text`, when the caller has it (not parsed again)."""
     # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
     from transform.yamltext import edits, emit
     from transform.yamltext import nodes as yamlnodes
 
-    chunk = next(c for c in textio.split_documents(text) if _content(text[c.start : c.end]))
+    chunk = _chunks(text)[0]
     body = text[chunk.start : chunk.end]
-    doc = yamlnodes.parse(body)
+    doc = parsed if parsed is not None else yamlnodes.parse(body)
     if doc is None or not isinstance(doc.value, dict):
         raise KrmError("the upgraded ResourceList does not parse (please report this)")
     new = dict(doc.value)
@@ -258,6 +264,7 @@ def _with_results(
         return text
     style = emit.detect_style(body, doc.root, source.newline)
     planned = edits.plan(body, doc.root, doc.value, new, style)
+    del doc, parsed  # one tree alive at a time
     out = edits.apply(body, planned)
     check = yamlnodes.parse(out)
     if check is None or not edits.same(check.value, new):
@@ -269,6 +276,8 @@ def _with_results(
 
 
 def process(data: bytes, base: Settings | None = None) -> Outcome:
+    """The ResourceList is parsed once for the index and the upgrade, once more for the engine's
+    check of what it wrote (kept for the `results` edit) and once after `results` is written."""
     # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
     from transform.pipeline import onefile as engine
     from transform.pipeline.batch import Item, build_index
@@ -279,19 +288,25 @@ def process(data: bytes, base: Settings | None = None) -> Outcome:
         source = textio.decode(data)
     except textio.ReadError as exc:
         raise KrmError(str(exc)) from None
-    _chunk, doc = _document(source)
+    chunk, doc = _document(source)
     items_before = _items(doc.value)
     settings, found = options(doc.value.get("functionConfig"), base)
     text = source.text
     upgraded = 0
     drop_ids: set[int] = set()
+    current = doc  # the parsed document of `text`
     if not any(f.severity is Severity.ERROR for f in found):
         settings = replace(settings, max_document_bytes=max(settings.max_document_bytes, len(data)))
-        index = build_index([Item(NAME, data)], settings)
-        result = engine.upgrade_file(NAME, data, settings, index)
+        item = Item(NAME, data)
+        if engine.nonfinite(doc) is None:  # else the engine reports it
+            item.parsed = {(chunk.start, chunk.end): doc}  # the index and the upgrade read this parse
+        index = build_index([item], settings)
+        result = engine.upgrade_file(NAME, data, settings, index, item.parsed)
+        del item
         items_after = items_before
         if result.new_text is not None and result.changed and not result.failed:
-            after = yamlnodes.parse(result.new_text[_chunk.start :])
+            new_chunk = _chunks(result.new_text)[0]
+            after = yamlnodes.parse(result.new_text[new_chunk.start : new_chunk.end])
             items_after = _items(after.value) if after and isinstance(after.value, dict) else []
             moved = _moved_annotations(items_before, items_after)
             if moved:
@@ -304,14 +319,15 @@ def process(data: bytes, base: Settings | None = None) -> Outcome:
                     )
                 )
             else:
-                text, upgraded = result.new_text, result.upgraded
+                text, upgraded, current = result.new_text, result.upgraded, after
                 drop_ids = {i for i, (a, b) in enumerate(zip(items_before, items_after, strict=True)) if reshaped(a, b)}
         found += [relocate(f, items_after) for f in result.findings]
     if settings.strict:
         found = [f.at(severity=Severity.ERROR) if f.severity is Severity.WARNING else f for f in found]
     outcome = Outcome(b"", found, upgraded=upgraded)
     outcome.results = krm_results(found)  # the report layer builds every KRM result
-    outcome.data = source.encode(_with_results(source, text, outcome.results, drop_ids))
+    del doc
+    outcome.data = source.encode(_with_results(source, text, outcome.results, drop_ids, current))
     return outcome
 
 

@@ -115,7 +115,8 @@ def build_index(items: list[Item], settings: Settings, keep: bool = False) -> In
             continue
         base = item.input.rel if item.input and item.input.root else item.name
         where = os.path.abspath(item.name) if item.input and kustomization else ""
-        for pd in iter_documents(item.name, source, settings, [], ("",) if kustomization else needles):
+        known = dict(item.parsed) if item.parsed else None  # parsed by the caller (krm): not again
+        for pd in iter_documents(item.name, source, settings, [], ("",) if kustomization else needles, known):
             if pd.doc is None:
                 continue
             index.add_document(pd.doc.value, rename=settings.rename, base=base, name=item.name, where=where)

@@ -182,7 +182,7 @@ if CEmitter is not None:
 
         def __init__(self, stream: io.StringIO, style: Style) -> None:
             CEmitter.__init__(self, stream, indent=2, width=1 << 30, allow_unicode=True, line_break="\n")
-            WriterResolver.__init__(self, loadumper=self)
+            WriterResolver.__init__(self)  # no `loadumper=self`: no reference cycle (libyaml calls self.resolve)
 
 
 def block(value: Any, indent: int, style: Style, *, c_emitter: bool = True) -> list[str]:
@@ -196,6 +196,7 @@ def block(value: Any, indent: int, style: Style, *, c_emitter: bool = True) -> l
     dumper.open()
     dumper.serialize(_node(value, style.quote))
     dumper.close()
+    vars(dumper).clear()  # ruamel's Python dumper refers to itself from each part: free it now, not in a GC pass
     cut = style.offset if isinstance(value, list) else 0  # ruamel indents a top-level sequence by the offset
     pad = " " * indent
     return [pad + line[cut:] for line in out.getvalue().rstrip("\n").split("\n")]
@@ -233,10 +234,25 @@ def empty(value: Any) -> str | None:
 def flow(value: Any, style: Style, indent: int = 0) -> str:
     """JSON text for a flow context; multi-line in the document's own indent when not compact."""
     if style.json and not style.compact_json and isinstance(value, (dict, list)) and value:
-        text = json.dumps(value, ensure_ascii=False, indent=style.unit)
+        text = _indented_json(value, " " * style.unit, "\n")
         return text.replace("\n", style.newline + " " * indent)
     if style.json:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _indented_json(value: Any, unit: str, pad: str) -> str:
+    """`json.dumps(value, ensure_ascii=False, indent=len(unit))`, without the encoder's closures: with
+    an indent, json's Python encoder builds functions that refer to each other (a reference cycle
+    each call, left to the cyclic collector). Nesting is bounded by the document limits."""
+    inner = pad + unit
+    if isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
+        items = (json.dumps(k, ensure_ascii=False) + ": " + _indented_json(v, unit, inner) for k, v in value.items())
+        return "{" + inner + ("," + inner).join(items) + pad + "}"
+    if isinstance(value, list) and value:
+        return "[" + inner + ("," + inner).join(_indented_json(v, unit, inner) for v in value) + pad + "]"
+    if isinstance(value, (dict, list)) and value:  # keys json converts (numbers, booleans): json's own way
+        return json.dumps(value, ensure_ascii=False, indent=len(unit)).replace("\n", pad)
     return json.dumps(value, ensure_ascii=False)
 
 

@@ -54,7 +54,10 @@ if CParser is not None:
 
         def __init__(self, stream: str) -> None:
             CParser.__init__(self, stream)
-            KubernetesResolver.__init__(self, loadumper=self)
+            # no `loadumper=self`: the C composer calls `self.resolve` directly, and a loader that
+            # refers to itself is a reference cycle keeping its text and libyaml's buffers alive
+            # until the cyclic garbage collector runs
+            KubernetesResolver.__init__(self)
 
     _LOADERS: dict[str, type] = {"libyaml": CLoader, "pure": PureLoader}
 else:
@@ -150,8 +153,10 @@ def _check_depth(text: str) -> None:
 def compose(text: str) -> Node | None:
     """Compose one document's text (no `---` splitting here) into a node tree."""
     _check_depth(text)
+    loader = None
     try:
-        root = _loader(text).get_single_node()
+        loader = _loader(text)
+        root = loader.get_single_node()
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         msg = " ".join(p for p in (exc.context, exc.problem) if p)
@@ -160,7 +165,17 @@ def compose(text: str) -> Node | None:
         ) from None
     except YAMLError as exc:
         raise ParseError(f"invalid YAML: {' '.join(str(exc).split())}") from None
+    finally:
+        if loader is not None:
+            _dispose(loader)
     return root
+
+
+def _dispose(loader: Any) -> None:
+    """Break the loader's reference cycles (ruamel's pure loader refers to itself from each of its
+    parts), so that a document's loader is freed when it is done, not by the cyclic collector."""
+    loader.dispose()
+    vars(loader).clear()
 
 
 def construct(root: Node) -> Any:
