@@ -44,3 +44,72 @@ def test_verify_refuses_what_does_not_read_back(monkeypatch: pytest.MonkeyPatch)
     assert result.new_text is None  # the file is left as it is
     codes = [f.code for f in result.findings]
     assert "internal.verify" in codes, codes
+
+
+# --- scalar-only edits: each new scalar is read alone instead of the whole document -----------------
+
+INSTANCETYPE = (
+    "apiVersion: instancetype.kubevirt.io/v1alpha1  # old\n"
+    "kind: VirtualMachineInstancetype\n"
+    "metadata:\n  name: small\nspec:\n  cpu:\n    guest: 1\n  memory:\n    guest: 1Gi\n"
+)
+
+
+def _parsed_texts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    from transform.yamltext import nodes
+
+    texts: list[str] = []
+    original = nodes.compose
+
+    def counting(text: str) -> Any:
+        texts.append(text)
+        return original(text)
+
+    monkeypatch.setattr(nodes, "compose", counting)
+    return texts
+
+
+def test_a_scalar_only_edit_is_proven_without_reading_the_document_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = _parsed_texts(monkeypatch)
+    result = upgrade_file("it.yaml", INSTANCETYPE.encode(), Settings(), Index())
+    assert result.new_text == INSTANCETYPE.replace("v1alpha1", "v1beta1")
+    assert not [t for t in texts if "v1beta1" in t and "kind:" in t], "the edited document was parsed again"
+    assert "instancetype.kubevirt.io/v1beta1" in texts  # the new scalar, read alone
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "instancetype.kubevirt.io/v1beta1: x",  # a mapping, not the scalar
+        "'instancetype.kubevirt.io/v1beta1",  # does not parse
+        "instancetype.kubevirt.io/v1beta2",  # another value
+        "!!binary aW5zdGFuY2V0eXBl",  # a tag: another value
+    ],
+)
+def test_a_scalar_that_does_not_read_back_alone_is_refused(monkeypatch: pytest.MonkeyPatch, written: str) -> None:
+    real = emit.scalar
+    monkeypatch.setattr(
+        emit,
+        "scalar",
+        lambda value, style, quote=None: written if "v1beta1" in str(value) else real(value, style, quote),
+    )
+    result = upgrade_file("it.yaml", INSTANCETYPE.encode(), Settings(), Index())
+    assert result.new_text is None  # the file is left as it is
+    assert "internal.verify" in [f.code for f in result.findings]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "apiVersion: v1\nkind: List\nitems: [{apiVersion: instancetype.kubevirt.io/v1alpha1, kind: "
+        "VirtualMachineInstancetype, metadata: {name: a}, spec: {cpu: {guest: 1}, memory: {guest: 1Gi}}}]\n",
+        # flow context: there `,` `]` `}` end a plain scalar
+        INSTANCETYPE.replace("apiVersion: instancetype", "apiVersion: !!str instancetype"),  # a tag goes with it
+        INSTANCETYPE.replace("apiVersion: instancetype", "apiVersion: &v instancetype"),  # an anchor too
+    ],
+)
+def test_other_scalar_edits_read_the_whole_document_again(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    texts = _parsed_texts(monkeypatch)
+    result = upgrade_file("it.yaml", text.encode(), Settings(), Index())
+    assert result.new_text is not None and "v1beta1" in result.new_text
+    assert [t for t in texts if "v1beta1" in t and "kind" in t], "the edited document must be parsed again"

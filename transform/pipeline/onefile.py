@@ -20,8 +20,9 @@ from transform.model import plain
 from transform.model.findings import Finding, Severity, apply_policy, error
 from transform.model.settings import Settings
 from transform.pipeline import aliases
-from transform.yamltext import edits, emit, nodepath, textio
+from transform.yamltext import edits, emit, nodepath, textio, values
 from transform.yamltext import nodes as yamlnodes
+from transform.yamltext.nodeclasses import SCALAR
 from transform.yamltext.nodes import Node
 
 
@@ -239,11 +240,12 @@ def _upgrade_file(
             id(n) for c in outcome.changes for p in c.replace if (n := nodepath.node_at(root, p)) is not None
         )
         try:
-            body = edits.apply(pd.text, edits.plan(pd.text, root, pd.doc.value, outcome.value, style, replace))
+            planned = edits.plan(pd.text, root, pd.doc.value, outcome.value, style, replace)
+            body = edits.apply(pd.text, planned)
         except (edits.EditConflict, ValueError, TypeError, KeyError, IndexError) as exc:
             result.findings.append(locate(error("internal.plan", f"could not plan the text edits: {exc}")))
             continue
-        if _verify(name, pd, body, pd.line0 + shift, outcome.value, outcome.changes, settings, result):
+        if _verify(name, pd, body, planned, pd.line0 + shift, outcome.value, outcome.changes, settings, result):
             pieces.append((pd.chunk.start, pd.chunk.end, body))
             shift += textio.count_lines(body) - textio.count_lines(pd.text)
             result.upgraded += sum(1 for c in outcome.changes if c.upgraded)
@@ -290,13 +292,17 @@ def _verify(
     name: str,
     pd: ParsedDoc,
     body: str,
+    planned: list[edits.Edit],
     line0: int,
     intended: Any,
     changes: list[Change],
     settings: Settings,
     result: FileResult,
 ) -> bool:
-    """Re-read what we wrote: one document still, the intended values, every comment, valid objects."""
+    """Re-read what we wrote: one document still, the intended values, every comment, valid objects.
+    Edits that only replace one-line block scalars are proven by reading each new scalar alone."""
+    if planned and all(_reads_back(e) for e in planned):
+        return _validate(name, pd, yamlnodes.Document(None, intended, [], body), line0, changes, settings, result)
     where: dict[str, Any] = {"file": name, "line": line0 + 1, "doc": pd.index}
     if len(textio.split_documents(body)) != 1:
         result.findings.append(
@@ -341,6 +347,32 @@ def _verify(
             )
         )
         return False
+    return _validate(name, pd, doc, line0, changes, settings, result)
+
+
+def _reads_back(edit: edits.Edit) -> bool:
+    """A scalar edit whose new text, read alone, is the intended value (see edits.Edit.value): the rest of
+    the document is untouched text around a one-line block scalar, so reading it all again proves nothing
+    new (no structure, comment or other value can change)."""
+    if edit.value is edits.NOT_SCALAR:
+        return False
+    try:
+        node = yamlnodes.compose(edit.text)
+        return node is not None and node.__class__ in SCALAR and edits.same(values.to_value(node)[0], edit.value)
+    except yamlnodes.ParseError:
+        return False
+
+
+def _validate(
+    name: str,
+    pd: ParsedDoc,
+    doc: yamlnodes.Document,
+    line0: int,
+    changes: list[Change],
+    settings: Settings,
+    result: FileResult,
+) -> bool:
+    """The upgraded objects must be valid: findings at their line:column in the new text."""
     ok = True
     if settings.validate_output:
         for change in changes:

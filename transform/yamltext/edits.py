@@ -9,7 +9,7 @@ becoming an object) is written anew, in the file's style.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -18,12 +18,18 @@ from transform.yamltext import emit
 from transform.yamltext.emit import Style
 from transform.yamltext.nodepath import iter_scalars
 
+NOT_SCALAR: Any = object()
+
 
 @dataclass(frozen=True, order=True)
 class Edit:
     start: int
     end: int
     text: str
+    # Set only for a one-line scalar in block context (no tag, anchor or comment in it, a line break,
+    # space or the end after it) replaced by `text` written for `value`: the document around it keeps its
+    # structure, so `text` reading back alone as `value` proves the edit (`reads_back`).
+    value: Any = field(default=NOT_SCALAR, compare=False)
 
 
 class EditConflict(Exception):
@@ -121,8 +127,23 @@ class Planner:
                 in_place = self._literal_lines(node, old, new)
                 if in_place is not None:
                     return in_place
-            return [Edit(node.start_mark.index, self.content_end(node), self._scalar(new, node))]
+            return [self._scalar_edit(node, new, flow)]
         return [self._replace(node, new, flow)]
+
+    def _scalar_edit(self, node: ScalarNode, new: Any, flow: bool) -> Edit:
+        start, end = node.start_mark.index, self.content_end(node)
+        text = self._scalar(new, node)
+        span = self.text[start:end]
+        alone = (
+            not flow
+            and not self.style.json
+            and span[:1] not in ("", "!", "&", "*", "|", ">")
+            and "\n" not in span
+            and "\r" not in span
+            and self.text[end : end + 1] in ("", " ", "\t", "\n", "\r")
+            and self.text[self.line_start(start) : start].rstrip().endswith((":", "-"))
+        )
+        return Edit(start, end, text, new) if alone else Edit(start, end, text)
 
     def _literal_lines(self, node: ScalarNode, old: str, new: str) -> list[Edit] | None:
         """A `|` block whose change stays within lines (an inline kustomize patch): edit those lines
