@@ -100,23 +100,19 @@ def _resource_list(n: int) -> str:
 
 def test_krm_parses_the_resource_list_a_fixed_number_of_times(monkeypatch: pytest.MonkeyPatch) -> None:
     # it was parsed 7 times (the index, the upgrade and the results each on their own)
-    whole: list[int] = []
-    composed: list[int] = []
+    counts: list[int] = []
     for n in (10, 20):
         calls: list[int] = []
         real = nodes.compose
         monkeypatch.setattr(
             nodes, "compose", lambda text, real=real, calls=calls: calls.append(len(text)) or real(text)
         )
-        data = _resource_list(n).encode()
-        out = krm.process(data)
+        out = krm.process(_resource_list(n).encode())
         assert out.upgraded == n
-        whole.append(sum(1 for c in calls if c > len(data) // 2))
-        composed.append(sum(calls))
-    # read once (the index and the upgrade share it), the upgraded list, the list with `results`;
-    # what else is composed (each edited scalar alone, to verify it) grows with the items, linearly
-    assert whole == [3, 3]
-    assert composed[1] < 2.2 * composed[0]
+        counts.append(len(calls))
+    # read, the upgraded list, the check after `results` is written (the engine's edits are scalar-only:
+    # each new scalar is read alone, not the whole list again)
+    assert counts == [3, 3]
 
 
 def test_cli_runs_without_full_collections_and_restores(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -20,9 +20,8 @@ from transform.model import plain
 from transform.model.findings import Finding, Severity, apply_policy, error
 from transform.model.settings import Settings
 from transform.pipeline import aliases
-from transform.yamltext import edits, emit, nodepath, textio, values
+from transform.yamltext import edits, emit, nodepath, textio
 from transform.yamltext import nodes as yamlnodes
-from transform.yamltext.nodeclasses import SCALAR
 from transform.yamltext.nodes import Node
 
 
@@ -357,8 +356,7 @@ def _reads_back(edit: edits.Edit) -> bool:
     if edit.value is edits.NOT_SCALAR:
         return False
     try:
-        node = yamlnodes.compose(edit.text)
-        return node is not None and node.__class__ in SCALAR and edits.same(values.to_value(node)[0], edit.value)
+        return edits.same(yamlnodes.read_scalar(edit.text), edit.value)
     except yamlnodes.ParseError:
         return False
 
