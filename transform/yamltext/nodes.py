@@ -153,6 +153,19 @@ def _check_depth(text: str) -> None:
 def compose(text: str) -> Node | None:
     """Compose one document's text (no `---` splitting here) into a node tree."""
     _check_depth(text)
+    return _compose(text)
+
+
+def read_scalar(text: str) -> Any:
+    """The value of `text` read alone as one scalar (a new scalar's text, checked before it is written);
+    ParseError when it does not parse or is not one scalar."""
+    root = _compose(text)
+    if root is None or not isinstance(root, ScalarNode):
+        raise ParseError("not a single scalar")
+    return values.to_value(root)[0]
+
+
+def _compose(text: str) -> Node | None:
     loader = None
     try:
         loader = _loader(text)
