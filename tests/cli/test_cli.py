@@ -201,9 +201,9 @@ def test_a_file_listed_as_a_patch_is_judged_as_a_patch(tmp_path: pathlib.Path) -
 def test_worker_processes_give_the_same_results_in_the_same_order(monkeypatch: pytest.MonkeyPatch) -> None:
     from transform.model.settings import Settings
     from transform.pipeline import batch as run
-    from transform.pipeline import sources
+    from transform.pipeline import parallel, sources
 
-    monkeypatch.setattr(run, "PARALLEL_MIN_BYTES", 0)  # force the pool even for a small input
+    monkeypatch.setattr(parallel, "SHARE_MIN_BYTES", 0)  # force the workers even for a small input
 
     def results(jobs: int) -> list[tuple[str, str | None, list[str]]]:
         res = run.RunResult()

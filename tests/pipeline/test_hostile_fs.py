@@ -217,16 +217,15 @@ def test_sigterm_and_sigint_leave_no_temp_file(tmp_path: pathlib.Path, sig: int)
 def test_workers_exit_when_their_parent_dies(tmp_path: pathlib.Path) -> None:
     code = (
         "import os, sys, time\n"
-        "from transform.pipeline.batch import _worker_init\n"
-        "from concurrent.futures import ProcessPoolExecutor\n"
-        "pool = ProcessPoolExecutor(2, initializer=_worker_init, initargs=(os.getpid(),))\n"
-        "pids = list(pool.map(os.getpid().__class__, [0, 0]))\n"
-        "print(' '.join(str(p.pid) for p in pool._processes.values()), flush=True)\n"
-        "time.sleep(60)\n"
+        "from transform.pipeline import forkpool\n"
+        "def task(n):\n"
+        "    print(os.getpid(), flush=True)\n"
+        "    time.sleep(60)\n"
+        "list(forkpool.imap(task, [0, 1], 2))\n"
     )
     with subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, cwd=ROOT, text=True) as parent:
         assert parent.stdout is not None
-        workers = [int(p) for p in parent.stdout.readline().split()]
+        workers = [int(parent.stdout.readline()) for _ in range(2)]
         assert workers
         parent.kill()
         parent.communicate()

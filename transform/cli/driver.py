@@ -61,6 +61,8 @@ def run(command: str, paths: list[str], c: Settings) -> int:
             from transform.pipeline.batch import upgrade_items
 
             index = upgrade_items(items, settings, result, progress, jobs=c.jobs)
+            if c.debug and result.jobs_note:
+                click.echo(f"instancetype-upgrade: debug: {result.jobs_note}", err=True)
     progress.close()
     code = _outputs(command, result, items, c, stdin=stdin, out_names=out_names, write=command == "fix", index=index)
     report(command, result, c, stdout_is_data=stdin or command == "diff")

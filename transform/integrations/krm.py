@@ -276,8 +276,8 @@ def _with_results(
 
 
 def process(data: bytes, base: Settings | None = None) -> Outcome:
-    """The ResourceList is parsed once for the index and the upgrade, once more for the engine's
-    check of what it wrote (kept for the `results` edit) and once after `results` is written."""
+    """The ResourceList is parsed once for the index and the upgrade, once upgraded (that parse is
+    kept for the `results` edit) and once after `results` is written (tests/pipeline/test_scale.py)."""
     # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
     from transform.pipeline import onefile as engine
     from transform.pipeline.batch import Item, build_index

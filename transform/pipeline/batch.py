@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +16,7 @@ from transform.yamltext import textio
 if TYPE_CHECKING:  # the engine imports PyYAML: only pay for it when a file needs parsing
     from transform.convert.index import Index
     from transform.model.settings import Settings
-    from transform.pipeline.onefile import FileResult
+    from transform.pipeline.parts import FileResult, Span
     from transform.yamltext.nodes import Document
 
 # What the index reads: VMs that reference revisions, kustomizations, and (for --rename) revisions.
@@ -44,6 +44,7 @@ class RunResult:
     findings: list[Finding] = field(default_factory=list)  # not tied to one processed file
     files_seen: int = 0
     names: list[str] = field(default_factory=list)  # every file seen, in order (a JUnit test case each)
+    jobs_note: str = ""  # how many worker processes the upgrade used, and why (--debug)
 
     @property
     def all_findings(self) -> list[Finding]:
@@ -93,39 +94,73 @@ def read_inputs(
 KEEP_PARSED_BYTES = 2 * 1024 * 1024
 
 
-def build_index(items: list[Item], settings: Settings, keep: bool = False) -> Index:
-    """The cross-file index. `keep`: the upgrade pass follows; each document it would parse again
-    is kept (`Item.parsed`, up to KEEP_PARSED_BYTES of text in all) so that it is parsed once."""
-    # lazy: start-up: the parsing stack is imported only once a file is a candidate
-    from transform.convert.index import Index
-    from transform.pipeline.onefile import iter_documents
-    from transform.yamltext.nodes import Document
+@dataclass
+class IndexDoc:
+    """A document the index reads, as the index pass found it (in this process or in a worker)."""
 
-    index = Index()
-    needles = index_needles(settings)
-    raw = tuple(n.encode() for n in needles)
-    budget = KEEP_PARSED_BYTES if keep else 0
-    for item in items:
-        kustomization = is_kustomization_file(item.name)
-        if not kustomization and not any(n in item.data for n in raw):
-            continue
+    key: tuple[int, int]  # (start, end) of its chunk
+    value: Any
+    text: str | None  # its text when the upgrade pass reads it too (see `build_index`'s `keep`)
+    duplicates: bool = False  # duplicate keys: kept, its node tree is composed again when reported
+
+
+def reads_for_index(item: Item, settings: Settings) -> bool:
+    """Does the index read this input? Kustomizations, and files with a marker it looks for."""
+    return is_kustomization_file(item.name) or any(n.encode() in item.data for n in index_needles(settings))
+
+
+def index_documents(
+    item: Item, settings: Settings, source: textio.Source | None = None, span: Span | None = None
+) -> Iterator[IndexDoc]:
+    """The documents of an input (of `span` of it) that the index reads, one at a time."""
+    # lazy: start-up: the parsing stack is imported only once a file is a candidate
+    from transform.pipeline.onefile import iter_documents
+
+    kustomization = is_kustomization_file(item.name)
+    if source is None:
         try:
             source = textio.decode(item.data)
         except textio.ReadError:
+            return
+    needles = ("",) if kustomization else index_needles(settings)
+    known = dict(item.parsed) if item.parsed else None  # parsed by the caller (krm): not again
+    for pd in iter_documents(item.name, source, settings, [], needles, known, span):
+        if pd.doc is None:
             continue
+        upgraded = kustomization or any(n in pd.text for n in textio.NEEDLES_STR)
+        text = pd.text if upgraded else None
+        yield IndexDoc((pd.chunk.start, pd.chunk.end), pd.doc.value, text, upgraded and bool(pd.doc.duplicates))
+
+
+# Who reads the index's documents: given the positions of the items to read, (position, documents)
+# in input order. In this process by default; `parallel.index_pass` has worker processes do it.
+Reader = Callable[[list[int]], Iterable[tuple[int, Iterable[IndexDoc]]]]
+
+
+def build_index(items: list[Item], settings: Settings, keep: bool = False, reader: Reader | None = None) -> Index:
+    """The cross-file index. `keep`: the upgrade pass follows; each document it would parse again
+    is kept (`Item.parsed`, up to KEEP_PARSED_BYTES of text in all) so that it is parsed once.
+    `reader`: who parses the documents (they are folded in here, in input order, either way)."""
+    # lazy: start-up: the parsing stack is imported only once a file is a candidate
+    from transform.convert.index import Index
+    from transform.yamltext.nodes import Document
+
+    index = Index()
+    budget = KEEP_PARSED_BYTES if keep else 0
+    wanted = [n for n, item in enumerate(items) if reads_for_index(item, settings)]
+    found = reader(wanted) if reader else ((n, index_documents(items[n], settings)) for n in wanted)
+    for n, docs in found:
+        item = items[n]
+        kustomization = is_kustomization_file(item.name)
         base = item.input.rel if item.input and item.input.root else item.name
         where = os.path.abspath(item.name) if item.input and kustomization else ""
-        known = dict(item.parsed) if item.parsed else None  # parsed by the caller (krm): not again
-        for pd in iter_documents(item.name, source, settings, [], ("",) if kustomization else needles, known):
-            if pd.doc is None:
-                continue
-            index.add_document(pd.doc.value, rename=settings.rename, base=base, name=item.name, where=where)
-            if len(pd.text) <= budget and (kustomization or any(n in pd.text for n in textio.NEEDLES_STR)):
-                budget -= len(pd.text)
-                # without duplicate keys, the value is all the upgrade needs until it edits or reports
-                doc = pd.doc if pd.doc.duplicates else Document(None, pd.doc.value, [], pd.text)
+        for d in docs:
+            index.add_document(d.value, rename=settings.rename, base=base, name=item.name, where=where)
+            if d.text is not None and len(d.text) <= budget:
+                budget -= len(d.text)
+                # the value is all the upgrade needs until it edits or reports
                 item.parsed = item.parsed or {}
-                item.parsed[(pd.chunk.start, pd.chunk.end)] = doc
+                item.parsed[d.key] = Document(None, d.value, None if d.duplicates else [], d.text)
     if index.kustomization_resources:
         index.inputs = [os.path.abspath(i.name) for i in items if i.input]
         index.resolve_partial()
@@ -150,11 +185,31 @@ def upgrade_items(
     progress: Callable[[int, int], None] | None = None,
     jobs: int = 1,
 ) -> Index:
+    """Index, then upgrade every item; results in input order. `jobs`: worker processes (0: the
+    default, `parallel.decide`), used only where the work is large enough to pay for them."""
     # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.pipeline.onefile import upgrade_file
 
-    index = build_index(items, settings, keep=True)
-    results = _upgrade_all(items, settings, index, jobs, progress)
+    plan = None
+    if jobs != 1 and items:
+        # lazy: start-up: multiprocessing and the worker machinery only for a run that may use them
+        from transform.pipeline import parallel
+
+        plan = parallel.plan(items, settings, jobs)
+        run.jobs_note = plan.note
+        plan = plan if plan.jobs > 1 else None
+    elif items:
+        run.jobs_note = "one process (-j 1)"
+    index = build_index(items, settings, keep=True, reader=plan.index_pass if plan else None)
+    if plan is not None:
+        results = parallel.upgrade_pass(plan, index, progress)
+    else:
+        results = []
+        for n, item in enumerate(items):
+            parsed, item.parsed = item.parsed, None  # used once, then freed
+            results.append(upgrade_file(item.name, item.data, settings, index, parsed))
+            if progress:
+                progress(n + 1, len(items))
     if index.renames:
         # A revision whose file failed keeps its old name: VMs must keep pointing at it.
         done = {old for r in results if not r.failed for _, old, _ in r.renames}
@@ -170,120 +225,3 @@ def upgrade_items(
             ]
     run.results.extend(results)
     return index
-
-
-PARALLEL_MIN_BYTES = 2 * 1024 * 1024  # below this, starting workers costs more than it saves
-
-
-# What forked workers read (inherited, never pickled): the items, the settings and the index.
-_SHARED: tuple[list[Item], Settings, Index] | None = None
-
-
-def _work(args: int | tuple[str, bytes, Settings, Index]) -> FileResult:
-    # lazy: start-up: the parsing stack is imported only once a file is a candidate
-    from transform.pipeline.onefile import upgrade_file
-
-    if isinstance(args, int):  # forked: the index of an item in _SHARED
-        assert _SHARED is not None
-        items, settings, index = _SHARED
-        name, data, parsed = _take(items[args])
-        return upgrade_file(name, data, settings, index, parsed)
-    return upgrade_file(*args)
-
-
-def _take(item: Item) -> tuple[str, bytes, dict[tuple[int, int], Document] | None]:
-    """An item's name, bytes and parsed documents, dropped from the item: used once, then freed."""
-    parsed, item.parsed = item.parsed, None
-    return item.name, item.data, parsed
-
-
-def default_jobs(items: list[Item]) -> int:
-    """Workers for `-j 0` (the default): one process unless the work is large, spread over several
-    files, and CPUs are actually free (affinity, minus the load average: another job on the machine,
-    as in CI or beside pre-commit, takes its share). Never more than the candidates can use."""
-    sizes = [len(i.data) for i in items]
-    total = sum(sizes)
-    if len(items) < 2 or total < PARALLEL_MIN_BYTES:
-        return 1
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    try:
-        busy = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        busy = 0.0
-    free = int(cpus - busy + 0.5)
-    # a file is not split: when one file is most of the work, a second process mostly waits
-    useful = max(1, int(total / max(sizes)))
-    return max(1, min(cpus, free, useful))
-
-
-def _worker_init(parent: int) -> None:
-    """A worker exits when its parent dies (killed mid-run), rather than outliving it."""
-    import signal
-    import threading
-
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent:
-        os._exit(1)
-
-    def watch() -> None:
-        import time
-
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
-def _upgrade_all(
-    items: list[Item],
-    settings: Settings,
-    index: Index,
-    jobs: int,
-    progress: Callable[[int, int], None] | None,
-) -> list[FileResult]:
-    """Results in input order whatever the scheduling; worker processes only for large runs."""
-    # lazy: start-up: the parsing stack is imported only once a file is a candidate
-    from transform.pipeline.onefile import upgrade_file
-
-    total = sum(len(i.data) for i in items)
-    if jobs == 0:
-        jobs = default_jobs(items)
-    if jobs <= 1 or len(items) < 2 or total < PARALLEL_MIN_BYTES:
-        out = []
-        for n, item in enumerate(items):
-            name, data, parsed = _take(item)
-            out.append(upgrade_file(name, data, settings, index, parsed))
-            if progress:
-                progress(n + 1, len(items))
-        return out
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    global _SHARED
-    # fork where the platform has it: a worker starts with the parent's modules, items and index
-    # (no re-import, no pickling of the inputs); elsewhere the arguments travel to spawned workers.
-    fork = "fork" in multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if fork else None)
-    tasks: list[Any] = list(range(len(items))) if fork else [(i.name, i.data, settings, index) for i in items]
-    _SHARED = (items, settings, index) if fork else None
-    try:
-        with ProcessPoolExecutor(
-            max_workers=jobs, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),)
-        ) as pool:
-            out = []
-            for n, res in enumerate(pool.map(_work, tasks, chunksize=8)):
-                out.append(res)
-                if progress:
-                    progress(n + 1, len(items))
-            return out
-    finally:
-        _SHARED = None

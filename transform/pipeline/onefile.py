@@ -10,38 +10,20 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from transform.convert.dispatch import Change, upgrade_document
 from transform.convert.index import Index
 from transform.convert.kustomize import is_kustomization_file
 from transform.model import plain
-from transform.model.findings import Finding, Severity, apply_policy, error
+from transform.model.findings import Finding, Severity, error
 from transform.model.settings import Settings
 from transform.pipeline import aliases
+from transform.pipeline.parts import FileResult, Part, Span, finish
 from transform.yamltext import edits, emit, nodepath, textio
 from transform.yamltext import nodes as yamlnodes
 from transform.yamltext.nodes import Node
-
-
-@dataclass
-class FileResult:
-    name: str
-    source: textio.Source | None = None
-    new_text: str | None = None  # None: leave the file as it is
-    findings: list[Finding] = field(default_factory=list)
-    upgraded: int = 0
-    renames: list[tuple[str, str, str]] = field(default_factory=list)  # (namespace, old, new)
-    write_failed: bool = False
-
-    @property
-    def failed(self) -> bool:
-        return any(f.severity is Severity.ERROR and f.code != "strict" for f in self.findings)
-
-    @property
-    def changed(self) -> bool:
-        return self.new_text is not None and self.source is not None and self.new_text != self.source.text
 
 
 @dataclass
@@ -60,22 +42,29 @@ def iter_documents(
     findings: list[Finding],
     needles: tuple[str, ...] = textio.NEEDLES_STR,
     parsed: dict[tuple[int, int], yamlnodes.Document] | None = None,
+    span: Span | None = None,
 ) -> Iterator[ParsedDoc]:
     """Parse, one at a time, the documents that hold a needle; report those that cannot be parsed.
 
     A generator: a 20 MB export is never held as parsed trees all at once. `parsed`: documents an
     earlier pass over the same text already parsed (and checked), by (start, end) of their chunk;
-    each is taken out of it when used.
+    each is taken out of it when used. `span`: only the chunks at these positions of
+    `textio.split_documents(source.text)` (a worker's share of a large file; documents keep their
+    index and lines in the whole file).
     """
     text = source.text
     doc_index = -1
     line0, counted = 0, 0
-    for chunk in textio.split_documents(text):
+    chunks = textio.split_documents(text) if span is None else span.chunks
+    first = 0 if span is None else span.lo
+    for pos, chunk in enumerate(chunks[: None if span is None else span.hi]):
         body = text[chunk.start : chunk.end]
         problem = textio.stream_problem(body)
         if not textio.has_content(body) and not problem:
             continue
         doc_index += 1
+        if pos < first:  # before the share: only counted
+            continue
         candidate = any(n in body for n in needles)
         if not candidate and not problem and not textio.tab_indented(body):
             continue
@@ -162,51 +151,47 @@ def upgrade_file(
     """One file's upgrade, with the run's policy applied: --select/--ignore drop warnings, --strict
     makes the rest errors, and a file with an error keeps its text (it is never written).
     `parsed`: this file's documents the index pass already parsed (see `iter_documents`)."""
-    result = _upgrade_file(name, data, settings, index, parsed)
-    if settings.modernize and result.changed:
-        # a deprecated value that --modernize rewrote is no longer there to warn about
-        rewritten = {(f.doc, f.path) for f in result.findings if f.code.startswith("modernize.")}
-        result.findings = [
-            f for f in result.findings if not (f.code.startswith("webhook.deprecated") and (f.doc, f.path) in rewritten)
-        ]
-    if settings.strict or settings.select or settings.ignore:
-        result.findings = apply_policy(
-            result.findings, strict=settings.strict, select=settings.select, ignore=settings.ignore
-        )
-        if result.failed:
-            result.new_text, result.renames = None, []
-    return result
-
-
-def _upgrade_file(
-    name: str, data: bytes, settings: Settings, index: Index, parsed: dict[tuple[int, int], yamlnodes.Document] | None
-) -> FileResult:
     result = FileResult(name)
     try:
-        source = textio.decode(data)
+        result.source = textio.decode(data)
     except textio.ReadError as exc:
         result.findings.append(error("input.encoding", str(exc), file=name))
+        return finish(result, [], settings)
+    if not has_documents(name, data):
         return result
-    result.source = source
-    kustomization = is_kustomization_file(name)  # read whole: a patch target names a group only
-    if not kustomization and not textio.is_candidate(data):
-        return result
-    pieces: list[tuple[int, int, str]] = []  # (start, end, new text) of each changed document
-    shift = 0  # lines added before the current document by earlier edits
-    needles = ("",) if kustomization else textio.NEEDLES_STR
-    for pd in iter_documents(name, source, settings, result.findings, needles, parsed):
+    return finish(result, [upgrade_documents(name, result.source, settings, index, parsed)], settings)
+
+
+def has_documents(name: str, data: bytes) -> bool:
+    """Does the upgrade read this file's documents? Kustomizations are read whole (a patch target names
+    a group only); anything else only with a KubeVirt marker."""
+    return is_kustomization_file(name) or textio.is_candidate(data)
+
+
+def upgrade_documents(
+    name: str,
+    source: textio.Source,
+    settings: Settings,
+    index: Index,
+    parsed: dict[tuple[int, int], yamlnodes.Document] | None = None,
+    span: Span | None = None,
+) -> Part:
+    """Upgrade the candidate documents of a file (of `span`, if given): plan, apply, verify each."""
+    part = Part()
+    needles = ("",) if is_kustomization_file(name) else textio.NEEDLES_STR
+    for pd in iter_documents(name, source, settings, part.findings, needles, parsed, span):
         if pd.doc is None:
             continue
         locate = locator(name, pd, pd.line0)
-        result.findings += duplicate_keys(pd, settings, locate)
+        part.findings += duplicate_keys(pd, settings, locate)
         outcome = upgrade_document(pd.doc.value, settings=settings, index=index, file=name)
-        result.findings.extend(locate(f) for f in outcome.findings)
+        part.findings.extend(locate(f) for f in outcome.findings)
         if outcome.error or not outcome.changes:
             continue
         try:
             root = pd.doc.root  # composed here for a JSON document read without positions
         except yamlnodes.ParseError as exc:
-            result.findings.append(
+            part.findings.append(
                 error(
                     "input.yaml",
                     exc.message,
@@ -220,7 +205,7 @@ def _upgrade_file(
         shared = aliases.shared_edit(root, pd.doc.value, outcome.value) if "*" in pd.text else None
         if shared is not None:
             path, node = shared
-            result.findings.append(
+            part.findings.append(
                 error(
                     "input.alias",
                     "this value would change, but it is defined by an anchor that is also used elsewhere "
@@ -242,23 +227,18 @@ def _upgrade_file(
             planned = edits.plan(pd.text, root, pd.doc.value, outcome.value, style, replace)
             body = edits.apply(pd.text, planned)
         except (edits.EditConflict, ValueError, TypeError, KeyError, IndexError) as exc:
-            result.findings.append(locate(error("internal.plan", f"could not plan the text edits: {exc}")))
+            part.findings.append(locate(error("internal.plan", f"could not plan the text edits: {exc}")))
             continue
-        if _verify(name, pd, body, planned, pd.line0 + shift, outcome.value, outcome.changes, settings, result):
-            pieces.append((pd.chunk.start, pd.chunk.end, body))
-            shift += textio.count_lines(body) - textio.count_lines(pd.text)
-            result.upgraded += sum(1 for c in outcome.changes if c.upgraded)
-            result.renames += [r for c in outcome.changes for r in c.renames]
-    if result.failed or not pieces:
-        result.renames = [] if result.failed else result.renames
-        return result
-    out, pos = [], 0
-    for start, end, body in pieces:
-        out += [source.text[pos:start], body]
-        pos = end
-    out.append(source.text[pos:])
-    result.new_text = "".join(out)
-    return result
+        before = len(part.findings)
+        line0 = pd.line0 + part.lines_added
+        ok = _verify(name, pd, body, planned, line0, outcome.value, outcome.changes, settings, part.findings)
+        part.after_edits += range(before, len(part.findings))
+        if ok:
+            part.pieces.append((pd.chunk.start, pd.chunk.end, body))
+            part.lines_added += textio.count_lines(body) - textio.count_lines(pd.text)
+            part.upgraded += sum(1 for c in outcome.changes if c.upgraded)
+            part.renames += [r for c in outcome.changes for r in c.renames]
+    return part
 
 
 def duplicate_keys(pd: ParsedDoc, settings: Settings, locate: Any) -> list[Finding]:
@@ -296,15 +276,15 @@ def _verify(
     intended: Any,
     changes: list[Change],
     settings: Settings,
-    result: FileResult,
+    findings: list[Finding],
 ) -> bool:
     """Re-read what we wrote: one document still, the intended values, every comment, valid objects.
     Edits that only replace one-line block scalars are proven by reading each new scalar alone."""
     if planned and all(_reads_back(e) for e in planned):
-        return _validate(name, pd, yamlnodes.Document(None, intended, [], body), line0, changes, settings, result)
+        return _validate(name, pd, yamlnodes.Document(None, intended, [], body), line0, changes, settings, findings)
     where: dict[str, Any] = {"file": name, "line": line0 + 1, "doc": pd.index}
     if len(textio.split_documents(body)) != 1:
-        result.findings.append(
+        findings.append(
             error(
                 "internal.verify",
                 "edits changed the document structure; file left unchanged (please report this)",
@@ -315,7 +295,7 @@ def _verify(
     try:
         doc = yamlnodes.parse(body)
     except yamlnodes.ParseError as exc:
-        result.findings.append(
+        findings.append(
             error(
                 "internal.verify",
                 f"edited document does not parse: {exc.message}; file left unchanged (please report this)",
@@ -324,7 +304,7 @@ def _verify(
         )
         return False
     if doc is None or not edits.same(doc.value, intended):
-        result.findings.append(
+        findings.append(
             error(
                 "internal.verify",
                 "edited document does not read back as intended; file left unchanged (please report this)",
@@ -338,7 +318,7 @@ def _verify(
         else None
     )
     if lost:
-        result.findings.append(
+        findings.append(
             error(
                 "internal.comments",
                 f"a comment would be lost: {next(iter(lost))!r}; file left unchanged (please report this)",
@@ -346,7 +326,7 @@ def _verify(
             )
         )
         return False
-    return _validate(name, pd, doc, line0, changes, settings, result)
+    return _validate(name, pd, doc, line0, changes, settings, findings)
 
 
 def _reads_back(edit: edits.Edit) -> bool:
@@ -368,7 +348,7 @@ def _validate(
     line0: int,
     changes: list[Change],
     settings: Settings,
-    result: FileResult,
+    findings: list[Finding],
 ) -> bool:
     """The upgraded objects must be valid: findings at their line:column in the new text."""
     ok = True
@@ -376,7 +356,7 @@ def _validate(
         for change in changes:
             for f in change.validate(doc.value):
                 line, col = nodepath.locate(doc.root, f.path)
-                result.findings.append(f.at(file=name, line=line0 + line, column=col, doc=pd.index))
+                findings.append(f.at(file=name, line=line0 + line, column=col, doc=pd.index))
                 ok = ok and f.severity is not Severity.ERROR
     return ok
 

@@ -264,8 +264,11 @@ class _Writer:
                 first = len(out)
                 self.mapping(v, col + 2, out)
                 out[first] = dash + out[first][col + 2 :]
-            elif isinstance(v, list) and v:
-                raise _Fallback  # `- - x`: the emitters' spacing there depends on the style's offsets
+            elif isinstance(v, list) and v:  # `- - x`: the inner dashes one offset further in
+                first = len(out)
+                inner = col + 2 + self.offset
+                self.sequence(v, inner, out)
+                out[first] = dash + " " * self.offset + out[first][inner:]
             elif isinstance(v, (dict, list)):
                 out.append(dash + ("{}" if isinstance(v, dict) else "[]"))
             else:
@@ -273,7 +276,7 @@ class _Writer:
 
     def scalar(self, value: Any, key: bool = False) -> str:
         if isinstance(value, str):
-            if not value.isascii() or not value.isprintable() or (key and not 0 < len(value) <= _MAX_KEY):
+            if not value.isascii() or not value.isprintable() or (key and len(value) > _MAX_KEY):
                 raise _Fallback
             if plain_ok(value):
                 if value.startswith("..."):  # a document marker to the emitters: they quote it

@@ -1,0 +1,176 @@
+"""`-j`: one file's documents shared among forked workers give what one process gives (issue 14).
+
+Same new text, the same findings in the same order (lines included), the same exit code, whatever
+the cut: the fixtures' documents in one multi-document file (revisions of every era, VMs renamed
+through the cross-file index, findings after edits that add lines), plus a YAML error, duplicate
+keys and a tab-indented document. No timings here: benchmarks/ measures the speed.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from transform.model.settings import Settings
+from transform.pipeline import batch, forkpool, onefile, parallel, parts
+from transform.yamltext import textio
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "fixtures"
+HANDMADE = [
+    "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachinePreference\nmetadata:\n  name: dup\n"
+    "  name: dup2\nspec: {}\n",  # duplicate keys
+    "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\nmetadata: {name: broken\n",
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: tabbed\n",  # a tab: libyaml refuses the stream
+    "apiVersion: instancetype.kubevirt.io/v1alpha2\nkind: VirtualMachineInstancetype\nmetadata:\n  name: c\n"
+    "spec:\n  memory:\n    guest: 2Gi\n",  # the upgraded object is invalid: found when it is read back
+]
+
+
+def _documents(errors: bool = True) -> list[str]:
+    """The trees' documents (upgraded without error); `errors`: also every revision fixture (some
+    refused) and the handmade documents, spread over the file."""
+    files = sorted((FIXTURES / "trees").rglob("in/**/*.yaml"))
+    files += sorted((FIXTURES / "revisions").glob("*.yaml")) if errors else []
+    out = [
+        t if t.endswith("\n") else t + "\n" for t in (f.read_text() for f in files if f.name != "kustomization.yaml")
+    ]
+    if errors:
+        for n, extra in enumerate(HANDMADE):
+            out.insert((n + 1) * len(out) // (len(HANDMADE) + 1), extra)
+    return out
+
+
+def _text(errors: bool = True) -> str:
+    return "---\n".join(_documents(errors))
+
+
+def _results(items: list[batch.Item], settings: Settings, jobs: int) -> tuple[list[object], bool, str]:
+    run = batch.RunResult()
+    batch.upgrade_items(items, settings, run, jobs=jobs)
+    return (
+        [(r.name, r.new_text, r.upgraded, r.renames, [repr(f) for f in r.findings]) for r in run.results],
+        run.failed,
+        run.jobs_note,
+    )
+
+
+@pytest.fixture
+def every_document_a_share(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel, "SHARE_MIN_BYTES", 0)
+    monkeypatch.setattr(parallel, "SHARES_PER_WORKER", 10**9)  # a share per chunk: every boundary is cut
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        Settings(),
+        Settings(rename=True),
+        Settings(strict=True),
+        Settings(modernize=True),
+        Settings(select=("revision",)),
+    ],
+    ids=["default", "rename", "strict", "modernize", "select"],
+)
+@pytest.mark.usefixtures("every_document_a_share")
+def test_a_file_shared_among_workers_gives_the_same_results(settings: Settings) -> None:
+    def items() -> list[batch.Item]:
+        return [
+            batch.Item("all.yaml", _text().encode()),
+            batch.Item("crlf.yaml", _text(False).replace("\n", "\r\n").encode()),
+        ]
+
+    serial, failed, note = _results(items(), settings, 1)
+    shared, shared_failed, shared_note = _results(items(), settings, 2)
+    assert note == "one process (-j 1)" and shared_note.startswith("2 workers")
+    assert failed and (settings.strict or any(text for _, text, _, _, _ in serial))
+    assert shared == serial and shared_failed == failed
+
+
+def test_any_cut_of_a_file_gives_the_same_result() -> None:
+    """The merge in process, no worker: the file's documents in two parts, cut before each chunk."""
+    settings = Settings(rename=True)
+    data = _text().encode()
+    index = batch.build_index([batch.Item("all.yaml", data)], settings)
+    whole = onefile.upgrade_file("all.yaml", data, settings, index)
+    source = textio.decode(data)
+    chunks = textio.split_documents(source.text)
+    moved = 0
+    for cut in range(len(chunks) + 1):
+        shares = [
+            onefile.upgrade_documents("all.yaml", source, settings, index, span=parts.Span(chunks, lo, hi))
+            for lo, hi in ((0, cut), (cut, len(chunks)))
+        ]
+        moved += bool(shares[0].lines_added and shares[1].after_edits)
+        got = parts.finish(parts.FileResult("all.yaml", source), shares, settings)
+        assert (got.new_text, got.findings, got.renames, got.upgraded) == (
+            whole.new_text,
+            whole.findings,
+            whole.renames,
+            whole.upgraded,
+        ), cut
+    assert moved, "a finding after an edit that adds lines must be exercised"
+
+
+@pytest.mark.usefixtures("every_document_a_share")
+def test_many_files_and_a_split_one_keep_their_order(tmp_path: pathlib.Path) -> None:
+    for n, doc in enumerate(_documents(errors=False)):
+        (tmp_path / f"f{n:03}.yaml").write_text(doc)
+    (tmp_path / "z-all.yaml").write_text(_text())
+
+    def items() -> list[batch.Item]:
+        from transform.pipeline.sources import discover
+
+        return batch.read_inputs(discover([str(tmp_path)]), batch.RunResult())
+
+    assert _results(items(), Settings(rename=True), 3)[:2] == _results(items(), Settings(rename=True), 1)[:2]
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[bytes]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "transform", *args], capture_output=True, cwd=ROOT, env=env)
+
+
+def test_the_command_gives_the_same_bytes_and_exit_code_with_two_workers(tmp_path: pathlib.Path) -> None:
+    """A real run: a 0.3 MB export is cut into documents for `-j 2`; check, then fix, as with `-j 1`."""
+    docs = _documents(errors=False)
+    text = "".join(f"# copy {n}\n" + "---\n".join(docs) + "---\n" for n in range(20))
+    assert len(text) > 2 * parallel.SHARE_MIN_BYTES
+    for errors in (False, True):
+        data = (text + (HANDMADE[1] if errors else "")).encode()
+        runs = {}
+        for jobs in ("1", "2"):
+            path = tmp_path / f"j{jobs}" / "export.yaml"
+            path.parent.mkdir(exist_ok=True)
+            path.write_bytes(data)
+            check = _cli("check", "--debug", "-j", jobs, str(path))
+            fixed = _cli("fix", "-j", jobs, str(path))
+            assert ("2 workers" in check.stderr.decode()) == (jobs == "2"), check.stderr
+            runs[jobs] = (check.returncode, check.stdout.replace(b"/j" + jobs.encode() + b"/", b"/"), fixed.returncode)
+            runs[jobs] += (path.read_bytes(),)
+            shutil.rmtree(path.parent)
+        assert runs["1"] == runs["2"]
+        assert runs["1"][0] == (3 if errors else 1) and (runs["1"][3] == data) == errors
+
+
+def test_a_worker_failure_is_raised_in_the_parent_and_no_worker_is_left() -> None:
+    tasks = list(range(6))
+    with pytest.raises(ZeroDivisionError) as exc:
+        list(forkpool.imap(_fails_at_three, tasks, 2))
+    assert "in worker process" in str(exc.value.__cause__)
+    assert list(forkpool.imap(_square, tasks, 2)) == [n * n for n in tasks]
+    with pytest.raises(ChildProcessError):
+        os.wait()  # every worker was reaped
+
+
+def _fails_at_three(n: int) -> int:
+    return 1 // (n - 3)
+
+
+def _square(n: int) -> int:
+    return n * n

@@ -1,0 +1,248 @@
+"""Worker processes for a large run (`--jobs`), and how many.
+
+A run is cut into shares: whole files, and runs of consecutive documents of a large file (documents
+are found at the byte level, `textio.split_documents`, so cutting parses nothing). The index pass,
+then the upgrade pass, map over the shares in forked workers: a worker starts with the parent's
+modules, inputs, settings and (for the upgrade) the index; a task names its shares by position, and
+only what a share produced comes back (plain values for the index; findings and the new text of
+changed documents for the upgrade). Results are merged in input order, so the output bytes, the
+findings and their order, and the exit code are those of one process. Where the platform cannot
+fork, one process does the work (a spawned worker would import everything again).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from transform.convert.kustomize import is_kustomization_file
+from transform.model.settings import Settings
+from transform.pipeline import forkpool
+from transform.pipeline.batch import IndexDoc, Item, index_documents
+from transform.pipeline.onefile import has_documents, upgrade_documents, upgrade_file
+from transform.pipeline.parts import FileResult, Part, Span, finish
+from transform.yamltext import textio
+
+if TYPE_CHECKING:
+    from transform.convert.index import Index
+
+MB = 1024 * 1024
+# Below this many bytes of candidate files, `-j 0` (the default) uses one process: forking the workers
+# and handing the shares out and back costs about what sharing ~0.25 MB of document text saves.
+PARALLEL_MIN_BYTES = 1 * MB
+# The smallest share worth a task, also for an explicit `-j N`: `-j 2` on less than twice this is one
+# process.
+SHARE_MIN_BYTES = 128 * 1024
+# Shares per worker: enough that the last ones to finish leave the other workers little to wait for.
+SHARES_PER_WORKER = 4
+
+
+@dataclass(frozen=True)
+class Share:
+    """A task's unit: a whole file, or chunks `lo` to `hi` of a split one."""
+
+    item: int  # position in the run's items
+    lo: int = 0
+    hi: int = 0  # 0: the whole file
+
+
+@dataclass
+class Plan:
+    """How a run is shared out: `jobs` workers (1: no worker at all) and the files cut into documents."""
+
+    items: list[Item]
+    settings: Settings
+    jobs: int
+    note: str  # the decision, for --debug
+    # a split file's text and chunks (decoded once, here; read by every worker and by the merge)
+    splits: dict[int, tuple[textio.Source, list[textio.Chunk]]] = field(default_factory=dict)
+    index: Index | None = None
+
+    def index_pass(self, wanted: list[int]) -> Iterator[tuple[int, list[IndexDoc]]]:
+        """(item position, its documents the index reads) for the wanted items, in order (a split
+        file's runs one after the other), read by the workers (`batch.Reader`)."""
+        for share, docs in _map(self, _index_task, _tasks(self, wanted)):
+            yield share.item, docs
+
+
+def plan(items: list[Item], settings: Settings, jobs: int) -> Plan:
+    """Decide the workers (`jobs` 0: the default, from the work and the free CPUs) and cut the files
+    larger than a share into runs of documents."""
+    jobs, note = decide(items, jobs)
+    out = Plan(items, settings, jobs, note)
+    if jobs > 1:
+        target = _share_bytes(sum(len(i.data) for i in items), jobs)
+        for n, item in enumerate(items):
+            if len(item.data) > target and has_documents(item.name, item.data) and not is_kustomization_file(item.name):
+                try:
+                    source = textio.decode(item.data)
+                except textio.ReadError:
+                    continue  # the file's share reports it
+                chunks = textio.split_documents(source.text)
+                if len(chunks) > 1:
+                    out.splits[n] = (source, chunks)
+    return out
+
+
+def decide(items: list[Item], jobs: int) -> tuple[int, str]:
+    """Workers for this run, and why. `jobs` > 1 (`-j N`): at most N, never more than the run has
+    shares of SHARE_MIN_BYTES. `jobs` 0 (the default): one process below PARALLEL_MIN_BYTES of
+    candidate files; above, one per CPU that is free now (`usable_cpus` minus `busy_cpus`), so that
+    on a machine where another job holds a CPU the default is one process, never slower than `-j 1`."""
+    total = sum(len(i.data) for i in items)
+    size = f"{total / MB:.1f} MB of candidate files"
+    shares = max(1, total // max(1, SHARE_MIN_BYTES))
+    if not forkpool.available():
+        return 1, "one process: this platform cannot fork workers"
+    if jobs > 1:
+        n = min(jobs, shares)
+        return (n, f"{n} workers (-j {jobs}; {size})") if n > 1 else (1, f"one process (-j {jobs}; only {size})")
+    if total < PARALLEL_MIN_BYTES:
+        return 1, f"one process (default: {size}, under {PARALLEL_MIN_BYTES / MB:.0f} MB)"
+    cpus, busy = usable_cpus(), busy_cpus()
+    n = max(1, min(cpus - busy, shares))
+    why = f"default: {size}, {cpus} CPUs, {busy} busy with other work"
+    return (n, f"{n} workers ({why})") if n > 1 else (1, f"one process ({why})")
+
+
+def usable_cpus(quota_file: str = "/sys/fs/cgroup/cpu.max") -> int:
+    """CPUs this process may run on: its affinity, capped by a cgroup CPU quota (a container's limit)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    try:
+        with open(quota_file) as f:
+            quota, period = f.read().split()[:2]
+        if quota != "max":
+            cpus = min(cpus, max(1, int(quota) // int(period)))
+    except (OSError, ValueError):
+        pass
+    return cpus
+
+
+def busy_cpus(samples: int = 5, loadavg: str = "/proc/loadavg") -> int:
+    """CPUs that other work holds now: the tasks running or ready to run besides this one (Linux:
+    /proc/loadavg's fourth field), the least of a few reads a millisecond apart so that a process
+    passing by does not count; elsewhere the one-minute load average (which lags by tens of seconds)."""
+    try:
+        counts = []
+        for n in range(samples):
+            with open(loadavg) as f:
+                counts.append(int(f.read().split()[3].split("/")[0]))
+            if n + 1 < samples:
+                time.sleep(0.001)
+        return max(0, min(counts) - 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.getloadavg()[0] + 0.5)
+    except (AttributeError, OSError):
+        return 0
+
+
+def _share_bytes(total: int, jobs: int) -> int:
+    return max(SHARE_MIN_BYTES, total // (jobs * SHARES_PER_WORKER))
+
+
+def _tasks(p: Plan, wanted: list[int]) -> list[list[Share]]:
+    """The shares of these items, in order, grouped into tasks of about one share's bytes."""
+    target = _share_bytes(sum(len(p.items[n].data) for n in wanted), p.jobs)
+    tasks: list[list[Share]] = []
+    task: list[Share] = []
+    size = 0
+    for n in wanted:
+        if n in p.splits:
+            if task:
+                tasks.append(task)
+                task, size = [], 0
+            chunks = p.splits[n][1]
+            lo, acc = 0, 0
+            for pos, chunk in enumerate(chunks):
+                acc += chunk.end - chunk.start
+                if acc >= target or pos + 1 == len(chunks):
+                    tasks.append([Share(n, lo, pos + 1)])
+                    lo, acc = pos + 1, 0
+            continue
+        task.append(Share(n))
+        size += len(p.items[n].data)
+        if size >= target:
+            tasks.append(task)
+            task, size = [], 0
+    if task:
+        tasks.append(task)
+    return tasks
+
+
+# The plan forked workers read (inherited, never pickled).
+_PLAN: Plan | None = None
+
+
+def _map(p: Plan, fn: Callable[[list[Share]], list[Any]], tasks: list[list[Share]]) -> Iterator[tuple[Share, Any]]:
+    """(share, fn's result for it) for every share, in order, computed by `p.jobs` forked workers."""
+    if not tasks:
+        return
+    global _PLAN
+    _PLAN = p
+    try:
+        results = forkpool.imap(fn, tasks, p.jobs)
+        first = next(results)  # the workers are forked by now
+        if p.index is not None:
+            for item in p.items:  # the workers have their copies: free the parent's
+                item.parsed = None
+        for task, out in zip(tasks, itertools.chain([first], results), strict=True):
+            yield from zip(task, out, strict=True)
+    finally:
+        _PLAN = None
+
+
+def _index_task(shares: list[Share]) -> list[list[IndexDoc]]:
+    assert _PLAN is not None
+    out = []
+    for s in shares:
+        item = _PLAN.items[s.item]
+        if s.hi:
+            source, chunks = _PLAN.splits[s.item]
+            out.append(list(index_documents(item, _PLAN.settings, source, Span(chunks, s.lo, s.hi))))
+        else:
+            out.append(list(index_documents(item, _PLAN.settings)))
+    return out
+
+
+def upgrade_pass(p: Plan, index: Index, progress: Callable[[int, int], None] | None) -> list[FileResult]:
+    """Every item's result, in input order, upgraded by the workers; a split file's parts joined."""
+    p.index = index
+    results: list[FileResult] = []
+    parts: list[Part] = []
+    total = len(p.items)
+    for share, out in _map(p, _upgrade_task, _tasks(p, list(range(total)))):
+        if isinstance(out, Part):
+            parts.append(out)
+            source, chunks = p.splits[share.item]
+            if share.hi < len(chunks):
+                continue
+            out = finish(FileResult(p.items[share.item].name, source), parts, p.settings)
+            parts = []
+        results.append(out)
+        if progress:
+            progress(len(results), total)
+    return results
+
+
+def _upgrade_task(shares: list[Share]) -> list[FileResult | Part]:
+    assert _PLAN is not None and _PLAN.index is not None
+    out: list[FileResult | Part] = []
+    for s in shares:
+        item = _PLAN.items[s.item]
+        if s.hi:
+            source, chunks = _PLAN.splits[s.item]
+            span = Span(chunks, s.lo, s.hi)
+            out.append(upgrade_documents(item.name, source, _PLAN.settings, _PLAN.index, item.parsed, span))
+        else:
+            parsed, item.parsed = item.parsed, None
+            out.append(upgrade_file(item.name, item.data, _PLAN.settings, _PLAN.index, parsed))
+    return out

@@ -1,0 +1,90 @@
+"""A file's result, and the parts it is joined from: the whole file, or the runs of documents that
+worker processes upgraded (`parallel`), joined in order into exactly what one process gives."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from transform.model.findings import Finding, Severity, apply_policy
+from transform.model.settings import Settings
+from transform.yamltext import textio
+
+
+@dataclass
+class FileResult:
+    name: str
+    source: textio.Source | None = None
+    new_text: str | None = None  # None: leave the file as it is
+    findings: list[Finding] = field(default_factory=list)
+    upgraded: int = 0
+    renames: list[tuple[str, str, str]] = field(default_factory=list)  # (namespace, old, new)
+    write_failed: bool = False
+
+    @property
+    def failed(self) -> bool:
+        return any(f.severity is Severity.ERROR and f.code != "strict" for f in self.findings)
+
+    @property
+    def changed(self) -> bool:
+        return self.new_text is not None and self.source is not None and self.new_text != self.source.text
+
+
+@dataclass(frozen=True)
+class Span:
+    """Chunks `lo` to `hi` (positions in `chunks`, the file's `textio.split_documents`)."""
+
+    chunks: list[textio.Chunk]
+    lo: int
+    hi: int
+
+
+@dataclass
+class Part:
+    """A run of one file's documents upgraded: the whole file, or a worker's share of a large one.
+    `finish` joins the parts of a file, in order, into its `FileResult`."""
+
+    findings: list[Finding] = field(default_factory=list)
+    pieces: list[tuple[int, int, str]] = field(default_factory=list)  # (start, end, new text) per changed document
+    upgraded: int = 0
+    renames: list[tuple[str, str, str]] = field(default_factory=list)
+    lines_added: int = 0  # by the pieces (negative: removed)
+    # findings located in the edited text (they read the document back): the parts before this
+    # one move them by their `lines_added`
+    after_edits: list[int] = field(default_factory=list)
+
+
+def finish(result: FileResult, parts: list[Part], settings: Settings) -> FileResult:
+    """A file's result from its parts, in document order, and the run's policy (see `upgrade_file`)."""
+    assert result.source is not None or not parts
+    pieces: list[tuple[int, int, str]] = []
+    shift = 0
+    for part in parts:
+        moved = set(part.after_edits) if shift else set()
+        result.findings += [f.at(line=f.line + shift) if i in moved else f for i, f in enumerate(part.findings)]
+        pieces += part.pieces
+        result.upgraded += part.upgraded
+        result.renames += part.renames
+        shift += part.lines_added
+    if result.failed:
+        result.renames = []
+    elif pieces and result.source is not None:
+        text = result.source.text
+        out, pos = [], 0
+        for start, end, body in pieces:
+            out += [text[pos:start], body]
+            pos = end
+        out.append(text[pos:])
+        result.new_text = "".join(out)
+    if settings.modernize and result.changed:
+        # a deprecated value that --modernize rewrote is no longer there to warn about
+        rewritten = {(f.doc, f.path) for f in result.findings if f.code.startswith("modernize.")}
+        result.findings = [
+            f for f in result.findings if not (f.code.startswith("webhook.deprecated") and (f.doc, f.path) in rewritten)
+        ]
+    if settings.strict or settings.select or settings.ignore:
+        result.findings = apply_policy(
+            result.findings, strict=settings.strict, select=settings.select, ignore=settings.ignore
+        )
+        if result.failed:
+            result.new_text, result.renames = None, []
+    return result
