@@ -36,12 +36,11 @@ TOP = st.lists(VALUES, min_size=1, max_size=4) | st.dictionaries(STRINGS, VALUES
 
 
 def _through_libyaml(value: Any, indent: int, style: emit.Style) -> list[str]:
-    direct = emit._kubectl_lines
-    emit._kubectl_lines = lambda _v, _q: None  # type: ignore[assignment]
-    try:
-        return emit.block(value, indent, style)
-    finally:
-        emit._kubectl_lines = direct
+    return emit.block(value, indent, style, library=True)
+
+
+def _direct(value: Any, quote: str) -> list[str] | None:
+    return emit._Writer(emit.Style(quote=quote)).lines(value)
 
 
 @settings(max_examples=400, deadline=None)
@@ -61,7 +60,7 @@ def test_direct_writer_takes_the_common_case(quote: str) -> None:
             "": "1",
         }
     }
-    lines = emit._kubectl_lines(value, quote)
+    lines = _direct(value, quote)
     assert lines is not None
     assert lines == _through_libyaml(value, 0, emit.Style(quote=quote))
     assert yaml.safe_load("\n".join(lines)) == value
@@ -69,4 +68,4 @@ def test_direct_writer_takes_the_common_case(quote: str) -> None:
 
 def test_direct_writer_leaves_the_rest_to_libyaml() -> None:
     for value in ({"k": "a\nb"}, {"k": "é"}, {"x" * 130: 1}, ["...x"], [2**64], {"k": "\x07"}):
-        assert emit._kubectl_lines(value, '"') is None, value
+        assert _direct(value, '"') is None, value
