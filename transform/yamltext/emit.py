@@ -1,7 +1,9 @@
 """Write new nodes as YAML or JSON text in a file's own style.
 
 Only new nodes are written here (a base64 wrapper becoming an object, added labels, inserted keys);
-everything else is edited in place (`edits.py`). Block YAML is written by the library's emitters set to
+everything else is edited in place (`edits.py`). Block YAML of simple data (printable ASCII strings on
+one line, numbers, booleans, null: what revision payloads and labels hold) is written directly, exactly
+as the library's emitters write it (`_Writer`); anything else by the library's emitters set to
 the document's detected style (`detect_style`: mapping indent, sequence dash offset, preferred quote):
 libyaml's C emitter (ruamel.yaml.clib) for kubectl's style, ruamel.yaml's Python emitter for any other. A new
 scalar is plain only when Kubernetes reads the plain text back as the same string (the Kubernetes
@@ -185,11 +187,18 @@ if CEmitter is not None:
             WriterResolver.__init__(self)  # no `loadumper=self`: no reference cycle (libyaml calls self.resolve)
 
 
-def block(value: Any, indent: int, style: Style, *, c_emitter: bool = True) -> list[str]:
+def block(value: Any, indent: int, style: Style, *, c_emitter: bool = True, library: bool = False) -> list[str]:
     """Lines (no newlines) of a non-empty mapping or sequence with its keys (or dashes) at column `indent`.
 
-    kubectl's style goes through libyaml's C emitter when it is installed (`c_emitter=False`: never).
+    Data of simple scalars is written here directly (`_Writer`), exactly as the library's emitters write
+    it; anything else by the library: kubectl's style through libyaml's C emitter when it is installed
+    (`c_emitter=False`: never), any other style through ruamel.yaml's Python emitter. `library`: always
+    the library (the tests compare both).
     """
+    lines = None if library else _Writer(style).lines(value)
+    if lines is not None:
+        pad = " " * indent
+        return [pad + line for line in lines] if indent else lines
     out = io.StringIO()
     kubectl = c_emitter and CEmitter is not None and style.unit == 2 and style.offset == 0
     dumper = _CDumper(out, style) if kubectl else _PyDumper(out, style)
@@ -200,6 +209,95 @@ def block(value: Any, indent: int, style: Style, *, c_emitter: bool = True) -> l
     cut = style.offset if isinstance(value, list) else 0  # ruamel indents a top-level sequence by the offset
     pad = " " * indent
     return [pad + line[cut:] for line in out.getvalue().rstrip("\n").split("\n")]
+
+
+class _Fallback(Exception):
+    """A scalar `_Writer` leaves to the library's emitters."""
+
+
+_MAX_KEY = 100  # a longer key is written `? key` by the emitters (their simple keys are shorter than 128)
+
+
+class _Writer:
+    """Block YAML of plain data, as the library's emitters write it (the same layout, styles and quoting:
+    tests/yamltext/test_block_writer.py compares them on generated data in every style), for data whose
+    scalars are simple: printable ASCII strings on one line, ints, floats, booleans, null, empty
+    collections. Anything else raises `_Fallback` (the library writes it); ten times faster than
+    ruamel's Python emitter, which new revision payloads and labels go through."""
+
+    def __init__(self, style: Style) -> None:
+        self.unit = style.unit
+        self.offset = style.offset
+        self.quote = style.quote
+
+    def lines(self, value: Any) -> list[str] | None:
+        out: list[str] = []
+        try:
+            if isinstance(value, dict):
+                self.mapping(value, 0, out)
+            else:
+                self.sequence(value, 0, out)
+        except _Fallback:
+            return None
+        return out
+
+    def mapping(self, value: dict[str, Any], col: int, out: list[str]) -> None:
+        pad = " " * col
+        for k, v in value.items():
+            head = pad + self.scalar(str(k), key=True) + ":"
+            if isinstance(v, (dict, list)):
+                if not v:
+                    out.append(head + (" {}" if isinstance(v, dict) else " []"))
+                    continue
+                out.append(head)
+                if isinstance(v, dict):
+                    self.mapping(v, col + self.unit, out)
+                else:
+                    self.sequence(v, col + self.offset, out)
+            else:
+                out.append(head + " " + self.scalar(v))
+
+    def sequence(self, value: list[Any], col: int, out: list[str]) -> None:
+        dash = " " * col + "- "
+        for v in value:
+            if isinstance(v, dict) and v:
+                first = len(out)
+                self.mapping(v, col + 2, out)
+                out[first] = dash + out[first][col + 2 :]
+            elif isinstance(v, list) and v:  # `- - x`: the inner dashes one offset further in
+                first = len(out)
+                inner = col + 2 + self.offset
+                self.sequence(v, inner, out)
+                out[first] = dash + " " * self.offset + out[first][inner:]
+            elif isinstance(v, (dict, list)):
+                out.append(dash + ("{}" if isinstance(v, dict) else "[]"))
+            else:
+                out.append(dash + self.scalar(v))
+
+    def scalar(self, value: Any, key: bool = False) -> str:
+        if isinstance(value, str):
+            if not value.isascii() or not value.isprintable() or (key and len(value) > _MAX_KEY):
+                raise _Fallback
+            if plain_ok(value):
+                if value.startswith("..."):  # a document marker to the emitters: they quote it
+                    raise _Fallback
+                return value
+            if self.quote == "'":
+                return "'" + value.replace("'", "''") + "'"
+            return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        if value is None:
+            return "null"
+        if value is True or value is False:
+            return "true" if value else "false"
+        if isinstance(value, int):
+            text = str(value)
+            if _WRITER.resolve(ScalarNode, text, (True, False)) is _TAGS[INT]:
+                return text
+        elif isinstance(value, float):
+            text = json.dumps(value)
+            if _WRITER.resolve(ScalarNode, text, (True, False)) is _TAGS[FLOAT]:
+                return text
+        raise _Fallback
 
 
 def scalar(value: Any, style: Style, quote: str | None = None) -> str:

@@ -220,7 +220,14 @@ class _Duplicate(Exception):
 
 
 # YAML 1.1's printable set: what the composer accepts (json.loads also takes DEL and C1 controls)
-_NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_NOT_PRINTABLE = "[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"  # compiling it: 3 ms
+_NOT_PRINTABLE_ASCII = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # the same set within ASCII
+
+
+def _unprintable(text: str) -> bool:
+    if text.isascii():
+        return _NOT_PRINTABLE_ASCII.search(text) is not None
+    return re.search(_NOT_PRINTABLE, text) is not None  # compiled on first use (re's cache)
 
 
 def _json(text: str) -> Document | None:
@@ -228,7 +235,7 @@ def _json(text: str) -> Document | None:
     stripped = text.strip()
     if not (stripped.startswith("{") and stripped.endswith("}")) or "\t" in text or "\\/" in text:
         return None  # JSON that YAML reads differently (tabs, `\/`) takes the YAML path
-    if _NOT_PRINTABLE.search(text):
+    if _unprintable(text):
         return None  # a character YAML refuses (DEL, C0/C1 controls): the YAML path says so, with its position
     nonfinite: list[str] = []
 
