@@ -30,7 +30,7 @@ from tests.integrations.test_backup import (
     run,
 )
 from transform.integrations import velero
-from transform.integrations.background import ReadAhead, WriteBehind
+from transform.integrations.background import CHUNK, ReadAhead, WriteBehind
 
 POD_PATH = f"resources/pods/namespaces/{NS}/p.json"
 IT_PATH = f"{IT_DIR}/namespaces/{NS}/csmall.json"
@@ -183,10 +183,10 @@ def test_read_ahead_hands_over_errors_and_stops_early() -> None:
 
     with ReadAhead(Broken()) as r:  # type: ignore[arg-type]
         assert r.read(10) == b"x" * 10
-        assert r.read((2 << 20) - 10) == b"x" * ((2 << 20) - 10)  # what was read before the error
+        assert r.read(2 * CHUNK - 10) == b"x" * (2 * CHUNK - 10)  # what was read before the error
         with pytest.raises(EOFError):
-            r.read(4 << 20)
-    with ReadAhead(io.BytesIO(b"y" * (20 << 20))) as r:  # left after one read: the thread stops
+            r.read(4 * CHUNK)
+    with ReadAhead(io.BytesIO(b"y" * (20 * CHUNK))) as r:  # left after one read: the thread stops
         assert r.read(3) == b"yyy"
     assert not r.thread.is_alive()
 

@@ -14,7 +14,7 @@ import threading
 from types import TracebackType
 from typing import IO, Any
 
-CHUNK = 1 << 20
+CHUNK = 1 << 18
 _DEPTH = 4  # chunks in flight
 _END = b""
 
