@@ -167,8 +167,8 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
         type=click.IntRange(min=0),
         default=0,
         show_default="0: decided per run",
-        help="Worker processes (0: more than one only for a large run spread over several files, "
-        "and only as many as CPUs are free; small runs always use one).",
+        help="Worker processes, at most (0: decided per run: one below 1 MB of candidate files, else one "
+        "per CPU free now; a large file is shared by its documents). Results do not depend on it.",
     ),
     "output_dir": click.option(
         "--output-dir",

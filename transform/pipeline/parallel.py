@@ -145,9 +145,9 @@ def usable_cpus(quota_file: str = "/sys/fs/cgroup/cpu.max") -> int:
     return cpus
 
 
-def busy_cpus(samples: int = 5, loadavg: str = "/proc/loadavg") -> int:
+def busy_cpus(samples: int = 3, loadavg: str = "/proc/loadavg") -> int:
     """CPUs that other work holds now: the tasks running or ready to run besides this one (Linux:
-    /proc/loadavg's fourth field), the least of a few reads a millisecond apart so that a process
+    /proc/loadavg's fourth field), the least of a few reads half a millisecond apart so that a process
     passing by does not count; elsewhere the one-minute load average (which lags by tens of seconds)."""
     try:
         counts = []
@@ -155,7 +155,7 @@ def busy_cpus(samples: int = 5, loadavg: str = "/proc/loadavg") -> int:
             with open(loadavg) as f:
                 counts.append(int(f.read().split()[3].split("/")[0]))
             if n + 1 < samples:
-                time.sleep(0.001)
+                time.sleep(0.0005)
         return max(0, min(counts) - 1)
     except (OSError, ValueError, IndexError):
         pass
