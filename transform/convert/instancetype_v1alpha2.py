@@ -17,7 +17,6 @@ For a ControllerRevision payload (`Convert_v1alpha2_*_To_v1beta1_*`):
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 GROUP, VERSION = "instancetype.kubevirt.io", "v1alpha2"
@@ -27,15 +26,17 @@ POINTER_ZERO_VALUES = {"model": "", "dedicatedCPUPlacement": False, "isolateEmul
 
 
 def convert_spec(spec: dict[str, Any], family: str) -> dict[str, Any]:
-    spec = copy.deepcopy(spec)
+    """The input is never changed; the result shares every part the conversion does not touch (only
+    `cpu` changes: a deep copy of a 300,000-entry `gpus` list was a second of a 15 MB payload)."""
+    spec = dict(spec)
+    cpu = spec.get("cpu")
+    if not isinstance(cpu, dict):
+        return spec
+    cpu = spec["cpu"] = dict(cpu)
     if family == "instancetype":
-        cpu = spec.get("cpu")
-        if isinstance(cpu, dict):
-            for key, zero in POINTER_ZERO_VALUES.items():
-                if cpu.get(key) is None:
-                    cpu[key] = zero
-    else:
-        cpu = spec.get("cpu")
-        if isinstance(cpu, dict) and cpu.get("preferredCPUTopology") == "":
-            del cpu["preferredCPUTopology"]
+        for key, zero in POINTER_ZERO_VALUES.items():
+            if cpu.get(key) is None:
+                cpu[key] = zero
+    elif cpu.get("preferredCPUTopology") == "":
+        del cpu["preferredCPUTopology"]
     return spec

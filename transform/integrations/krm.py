@@ -241,10 +241,10 @@ def _with_results(
     results: list[dict[str, Any]],
     drop_ids: AbstractSet[int] = frozenset(),
     parsed: Any = None,
-) -> str:
+) -> tuple[str, Any]:
     """`text` with the top-level `results` set to `results` (removed when empty), and the id
-    annotations of the items `drop_ids` removed, as minimal edits. `parsed`: the ResourceList
-    document of `text`, when the caller has it (not parsed again)."""
+    annotations of the items `drop_ids` removed, as minimal edits, and the value it must read back as
+    (None: `text` unchanged). `parsed`: the ResourceList document of `text`, when the caller has it."""
     # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
     from transform.yamltext import edits, emit
     from transform.yamltext import nodes as yamlnodes
@@ -261,15 +261,22 @@ def _with_results(
     if drop_ids:
         new["items"] = [_without_ids(it) if i in drop_ids else it for i, it in enumerate(_items(new))]
     if edits.same(new, doc.value):
-        return text
+        return text, None
     style = emit.detect_style(body, doc.root, source.newline)
-    planned = edits.plan(body, doc.root, doc.value, new, style)
-    del doc, parsed  # one tree alive at a time
-    out = edits.apply(body, planned)
-    check = yamlnodes.parse(out)
-    if check is None or not edits.same(check.value, new):
+    out = edits.apply(body, edits.plan(body, doc.root, doc.value, new, style))
+    return text[: chunk.start] + out + text[chunk.end :], new
+
+
+def _check(text: str, expected: Any) -> None:
+    """The written ResourceList reads back as intended (the only whole tree alive: the caller's are gone)."""
+    # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
+    from transform.yamltext import edits
+    from transform.yamltext import nodes as yamlnodes
+
+    chunk = _chunks(text)[0]
+    check = yamlnodes.parse(text[chunk.start : chunk.end])
+    if check is None or not edits.same(check.value, expected):
         raise KrmError("could not write results into the ResourceList (please report this)")
-    return text[: chunk.start] + out + text[chunk.end :]
 
 
 # --- the function ------------------------------------------------------------------------------
@@ -277,7 +284,8 @@ def _with_results(
 
 def process(data: bytes, base: Settings | None = None) -> Outcome:
     """The ResourceList is parsed once for the index and the upgrade, once upgraded (that parse is
-    kept for the `results` edit) and once after `results` is written (tests/pipeline/test_scale.py)."""
+    kept for the `results` edit) and once after `results` is written (tests/pipeline/test_scale.py);
+    one node tree is alive at a time."""
     # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
     from transform.pipeline import onefile as engine
     from transform.pipeline.batch import Item, build_index
@@ -288,23 +296,23 @@ def process(data: bytes, base: Settings | None = None) -> Outcome:
         source = textio.decode(data)
     except textio.ReadError as exc:
         raise KrmError(str(exc)) from None
-    chunk, doc = _document(source)
-    items_before = _items(doc.value)
-    settings, found = options(doc.value.get("functionConfig"), base)
+    chunk, current = _document(source)  # `current`: the parsed document of `text`, while there is one
+    items_before = _items(current.value)
+    settings, found = options(current.value.get("functionConfig"), base)
     text = source.text
     upgraded = 0
     drop_ids: set[int] = set()
-    current = doc  # the parsed document of `text`
     if not any(f.severity is Severity.ERROR for f in found):
         settings = replace(settings, max_document_bytes=max(settings.max_document_bytes, len(data)))
         item = Item(NAME, data)
-        if engine.nonfinite(doc) is None:  # else the engine reports it
-            item.parsed = {(chunk.start, chunk.end): doc}  # the index and the upgrade read this parse
+        if engine.nonfinite(current) is None:  # else the engine reports it
+            item.parsed = {(chunk.start, chunk.end): current}  # the index and the upgrade read this parse
         index = build_index([item], settings)
         result = engine.upgrade_file(NAME, data, settings, index, item.parsed)
         del item
         items_after = items_before
         if result.new_text is not None and result.changed and not result.failed:
+            current = None
             new_chunk = _chunks(result.new_text)[0]
             after = yamlnodes.parse(result.new_text[new_chunk.start : new_chunk.end])
             items_after = _items(after.value) if after and isinstance(after.value, dict) else []
@@ -321,13 +329,17 @@ def process(data: bytes, base: Settings | None = None) -> Outcome:
             else:
                 text, upgraded, current = result.new_text, result.upgraded, after
                 drop_ids = {i for i, (a, b) in enumerate(zip(items_before, items_after, strict=True)) if reshaped(a, b)}
+            del after
         found += [relocate(f, items_after) for f in result.findings]
     if settings.strict:
         found = [f.at(severity=Severity.ERROR) if f.severity is Severity.WARNING else f for f in found]
     outcome = Outcome(b"", found, upgraded=upgraded)
     outcome.results = krm_results(found)  # the report layer builds every KRM result
-    del doc
-    outcome.data = source.encode(_with_results(source, text, outcome.results, drop_ids, current))
+    text, expected = _with_results(source, text, outcome.results, drop_ids, current)
+    current = None
+    if expected is not None:
+        _check(text, expected)
+    outcome.data = source.encode(text)
     return outcome
 
 

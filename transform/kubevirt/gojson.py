@@ -132,6 +132,13 @@ def _fields(type_name: str) -> tuple[tuple[_Field, ...], tuple[tuple[str, ...], 
     return tuple(out), tuple(groups)
 
 
+@cache
+def _layout(type_name: str) -> tuple[tuple[_Field, ...], tuple[tuple[str, ...], ...], dict[str, _Field], str]:
+    """`_fields`, the fields by name and the struct's short Go name: once per type, not per value."""
+    fields, groups = _fields(type_name)
+    return fields, groups, {f.name: f for f in fields}, _go_type("struct", type_name).split(".")[-1]
+
+
 def _go_type(kind: str, ref: str) -> str:
     def short(name: str) -> str:
         return name.rsplit("/", 1)[-1]
@@ -191,15 +198,14 @@ class _Codec:
             value = {}
         if not isinstance(value, dict):
             raise self.fail(value, "struct", type_name, path, struct)
-        fields, groups = _fields(type_name)
-        by_name = {f.name: f for f in fields}
-        here = (*struct, _go_type("struct", type_name).split(".")[-1])
+        fields, groups, by_name, short = _layout(type_name)
+        here = (*struct, short)
         for key in value:
             if key not in by_name:
                 if self.strict:
                     raise GoJSONError((*path, key), f'unknown field "{key}"', f'json: unknown field "{key}"')
                 self.unknown.append((*path, key))
-        allocated = [any(n in value for n in names) for names in groups]
+        allocated = [any(n in value for n in names) for names in groups] if groups else []
         written: dict[str, Any] = {}
         for f in fields:
             if f.group >= 0 and not allocated[f.group]:
