@@ -38,10 +38,15 @@ class Outcome:
     _copied: bool = False
 
     def set(self, path: Path, value: Any) -> None:
-        """Put `value` at `path` in the outcome, copying the input document first."""
+        """Put `value` at `path` in the outcome, copying the input document first. A `value` that
+        replaces the whole document needs no copy of it: every caller builds it from its own copy
+        (it must never hold the input's containers)."""
         if not self._copied:
-            self.value = copy.deepcopy(self.value)
             self._copied = True
+            if not path and value is not self.value:
+                self.value = value
+                return
+            self.value = copy.deepcopy(self.value)
         self.value = _set(self.value, path, value)
 
     def delete(self, path: Path) -> None:

@@ -280,7 +280,7 @@ def _verify(
 ) -> bool:
     """Re-read what we wrote: one document still, the intended values, every comment, valid objects.
     Edits that only replace one-line block scalars are proven by reading each new scalar alone."""
-    if planned and all(_reads_back(e) for e in planned):
+    if planned and all(e.value is not edits.NOT_SCALAR for e in planned) and all(map(_reads_back, planned)):
         return _validate(name, pd, yamlnodes.Document(None, intended, [], body), line0, changes, settings, findings)
     where: dict[str, Any] = {"file": name, "line": line0 + 1, "doc": pd.index}
     if len(textio.split_documents(body)) != 1:
