@@ -103,8 +103,8 @@ def test_any_cut_of_a_file_gives_the_same_result() -> None:
     moved = 0
     for cut in range(len(chunks) + 1):
         shares = [
-            onefile.upgrade_documents("all.yaml", source, settings, index, span=parts.Span(chunks, lo, hi))
-            for lo, hi in ((0, cut), (cut, len(chunks)))
+            onefile.upgrade_documents("all.yaml", source, settings, index, span=span)
+            for span in parts.spans(source.text, chunks, [0, cut, len(chunks)])
         ]
         moved += bool(shares[0].lines_added and shares[1].after_edits)
         got = parts.finish(parts.FileResult("all.yaml", source), shares, settings)
@@ -174,3 +174,21 @@ def _fails_at_three(n: int) -> int:
 
 def _square(n: int) -> int:
     return n * n
+
+
+def test_indexes_merged_in_order_are_the_index_of_the_whole() -> None:
+    from transform.convert.index import Index
+
+    settings = Settings(rename=True)
+    data = _text().encode()
+    item = batch.Item("all.yaml", data)
+    whole = batch.build_index([item], settings)
+    source = textio.decode(data)
+    chunks = textio.split_documents(source.text)
+    for cut in range(0, len(chunks) + 1, 7):
+        merged = Index()
+        for span in parts.spans(source.text, chunks, [0, cut, len(chunks)]):
+            partial = Index()
+            batch.add_documents(partial, item, batch.index_documents(item, settings, source, span), settings, 0, {})
+            merged.merge(partial)
+        assert merged == whole, cut

@@ -84,6 +84,24 @@ class Index:
             return True
         return False
 
+    def merge(self, later: Index) -> None:
+        """Add what `later` indexed: the documents that follow this index's in input order (worker
+        processes index runs of documents; merged in order, the result is the index of them all)."""
+        lists: list[tuple[dict[str, list[Any]], dict[str, list[Any]]]] = [
+            (self.renames, later.renames),
+            (self.refs, later.refs),
+            (self.revisions, later.revisions),
+        ]
+        for mine, theirs in lists:
+            for key, entries in theirs.items():
+                mine.setdefault(key, []).extend(entries)
+        for pair, olds in later.claims.items():
+            self.claims.setdefault(pair, set()).update(olds)
+        self.patch_files |= later.patch_files
+        self.kustomization_resources.update(later.kustomization_resources)
+        self.partial_kustomizations |= later.partial_kustomizations
+        self.inputs += later.inputs
+
     def resolve_partial(self) -> None:
         """A kustomization is partial when one of its resources has no input at or under it (a
         pre-commit run that staged only an overlay): its patch targets must keep matching the

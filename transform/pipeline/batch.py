@@ -132,40 +132,60 @@ def index_documents(
         yield IndexDoc((pd.chunk.start, pd.chunk.end), pd.doc.value, text, upgraded and bool(pd.doc.duplicates))
 
 
-# Who reads the index's documents: given the positions of the items to read, (position, documents)
-# in input order. In this process by default; `parallel.index_pass` has worker processes do it.
-Reader = Callable[[list[int]], Iterable[tuple[int, Iterable[IndexDoc]]]]
+# Who indexes the documents of the wanted inputs (given their positions) when it is not this process:
+# `parallel.Plan.index_pass` has worker processes do it and merges their indexes in input order.
+Reader = Callable[[list[int]], "Index"]
+Kept = dict[tuple[int, int], tuple[Any, str, bool]]  # chunk -> (value, text, duplicate keys)
 
 
 def build_index(items: list[Item], settings: Settings, keep: bool = False, reader: Reader | None = None) -> Index:
     """The cross-file index. `keep`: the upgrade pass follows; each document it would parse again
     is kept (`Item.parsed`, up to KEEP_PARSED_BYTES of text in all) so that it is parsed once.
-    `reader`: who parses the documents (they are folded in here, in input order, either way)."""
+    `reader`: who indexes the documents (the workers keep their share of the documents)."""
     # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.convert.index import Index
-    from transform.yamltext.nodes import Document
 
-    index = Index()
-    budget = KEEP_PARSED_BYTES if keep else 0
     wanted = [n for n, item in enumerate(items) if reads_for_index(item, settings)]
-    found = reader(wanted) if reader else ((n, index_documents(items[n], settings)) for n in wanted)
-    for n, docs in found:
-        item = items[n]
-        kustomization = is_kustomization_file(item.name)
-        base = item.input.rel if item.input and item.input.root else item.name
-        where = os.path.abspath(item.name) if item.input and kustomization else ""
-        for d in docs:
-            index.add_document(d.value, rename=settings.rename, base=base, name=item.name, where=where)
-            if d.text is not None and len(d.text) <= budget:
-                budget -= len(d.text)
-                # the value is all the upgrade needs until it edits or reports
-                item.parsed = item.parsed or {}
-                item.parsed[d.key] = Document(None, d.value, None if d.duplicates else [], d.text)
+    if reader is not None:
+        index = reader(wanted)
+    else:
+        index = Index()
+        budget = KEEP_PARSED_BYTES if keep else 0
+        for n in wanted:
+            kept: Kept = {}
+            budget = add_documents(index, items[n], index_documents(items[n], settings), settings, budget, kept)
+            if kept:
+                items[n].parsed = {**(items[n].parsed or {}), **kept_documents(kept)}
     if index.kustomization_resources:
         index.inputs = [os.path.abspath(i.name) for i in items if i.input]
         index.resolve_partial()
     _patch_names(index, items)
     return index
+
+
+def add_documents(
+    index: Index, item: Item, docs: Iterable[IndexDoc], settings: Settings, budget: int, kept: Kept
+) -> int:
+    """Index an input's documents, in order; put in `kept` those the upgrade reads too, while they fit
+    in `budget` bytes of text. The budget left."""
+    kustomization = is_kustomization_file(item.name)
+    base = item.input.rel if item.input and item.input.root else item.name
+    where = os.path.abspath(item.name) if item.input and kustomization else ""
+    for d in docs:
+        index.add_document(d.value, rename=settings.rename, base=base, name=item.name, where=where)
+        if d.text is not None and len(d.text) <= budget:
+            budget -= len(d.text)
+            kept[d.key] = (d.value, d.text, d.duplicates)
+    return budget
+
+
+def kept_documents(kept: Kept) -> dict[tuple[int, int], Document]:
+    """The kept documents as the upgrade reads them: the value is all it needs until it edits or reports
+    (then the node tree is composed again)."""
+    # lazy: start-up: the parsing stack is imported only once a file is a candidate
+    from transform.yamltext.nodes import Document
+
+    return {key: Document(None, value, None if dup else [], text) for key, (value, text, dup) in kept.items()}
 
 
 def _patch_names(index: Index, items: list[Item]) -> None:

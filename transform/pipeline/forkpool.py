@@ -24,7 +24,7 @@ R = TypeVar("R")
 
 _INDEX = struct.Struct("!i")
 _LENGTH = struct.Struct("!Q")
-AHEAD = 2  # tasks handed to a worker before it answers: it never waits for the parent between two
+AHEAD = 2  # tasks a worker holds: the next is there when it finishes one (it never waits for the parent)
 
 
 def available() -> bool:

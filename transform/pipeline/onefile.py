@@ -48,23 +48,21 @@ def iter_documents(
 
     A generator: a 20 MB export is never held as parsed trees all at once. `parsed`: documents an
     earlier pass over the same text already parsed (and checked), by (start, end) of their chunk;
-    each is taken out of it when used. `span`: only the chunks at these positions of
-    `textio.split_documents(source.text)` (a worker's share of a large file; documents keep their
-    index and lines in the whole file).
+    each is taken out of it when used. `span`: only these chunks (a worker's share of a large file;
+    documents keep their index and lines in the whole file).
     """
     text = source.text
-    doc_index = -1
-    line0, counted = 0, 0
-    chunks = textio.split_documents(text) if span is None else span.chunks
-    first = 0 if span is None else span.lo
-    for pos, chunk in enumerate(chunks[: None if span is None else span.hi]):
+    if span is None:
+        chunks, doc_index, line0, counted = textio.split_documents(text), -1, 0, 0
+    else:
+        chunks, doc_index, line0 = span.chunks[span.lo : span.hi], span.docs - 1, span.lines
+        counted = chunks[0].start if chunks else 0
+    for chunk in chunks:
         body = text[chunk.start : chunk.end]
         problem = textio.stream_problem(body)
         if not textio.has_content(body) and not problem:
             continue
         doc_index += 1
-        if pos < first:  # before the share: only counted
-            continue
         candidate = any(n in body for n in needles)
         if not candidate and not problem and not textio.tab_indented(body):
             continue

@@ -14,21 +14,20 @@ from __future__ import annotations
 
 import itertools
 import os
+import pickle
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from transform.convert.index import Index
 from transform.convert.kustomize import is_kustomization_file
 from transform.model.settings import Settings
 from transform.pipeline import forkpool
-from transform.pipeline.batch import IndexDoc, Item, index_documents
+from transform.pipeline.batch import KEEP_PARSED_BYTES, Item, add_documents, index_documents, kept_documents
 from transform.pipeline.onefile import has_documents, upgrade_documents, upgrade_file
-from transform.pipeline.parts import FileResult, Part, Span, finish
+from transform.pipeline.parts import FileResult, Part, Span, finish, spans
 from transform.yamltext import textio
-
-if TYPE_CHECKING:
-    from transform.convert.index import Index
 
 MB = 1024 * 1024
 # Below this many bytes of candidate files, `-j 0` (the default) uses one process: forking the workers
@@ -38,7 +37,7 @@ PARALLEL_MIN_BYTES = 1 * MB
 # process.
 SHARE_MIN_BYTES = 128 * 1024
 # Shares per worker: enough that the last ones to finish leave the other workers little to wait for.
-SHARES_PER_WORKER = 4
+SHARES_PER_WORKER = 8
 
 
 @dataclass(frozen=True)
@@ -60,13 +59,33 @@ class Plan:
     note: str  # the decision, for --debug
     # a split file's text and chunks (decoded once, here; read by every worker and by the merge)
     splits: dict[int, tuple[textio.Source, list[textio.Chunk]]] = field(default_factory=dict)
+    tasks: list[list[Share]] = field(default_factory=list)  # both passes' tasks (the index's: some left out)
+    spans: dict[Share, Span] = field(default_factory=dict)  # a split file's shares
+    # the documents each share's index worker parsed that its upgrade worker reads too (`batch.Kept`,
+    # pickled: the parent only holds them), within KEEP_PARSED_BYTES in all, shared by bytes
+    kept: dict[Share, bytes] = field(default_factory=dict)
     index: Index | None = None
 
-    def index_pass(self, wanted: list[int]) -> Iterator[tuple[int, list[IndexDoc]]]:
-        """(item position, its documents the index reads) for the wanted items, in order (a split
-        file's runs one after the other), read by the workers (`batch.Reader`)."""
-        for share, docs in _map(self, _index_task, _tasks(self, wanted)):
-            yield share.item, docs
+    def index_pass(self, wanted: list[int]) -> Index:
+        """The index of the wanted items' documents (`batch.Reader`): each worker indexes its shares;
+        their indexes are merged here in input order."""
+        chosen = set(wanted)
+        tasks = [t for t in ([s for s in task if s.item in chosen] for task in self.tasks) if t]
+        index = Index()
+        for share, (partial, kept) in _map(self, _index_task, tasks):
+            index.merge(partial)
+            if kept:
+                self.kept[share] = kept
+        return index
+
+    def share_bytes(self, s: Share) -> int:
+        if not s.hi:
+            return len(self.items[s.item].data)
+        chunks = self.splits[s.item][1]
+        return chunks[s.hi - 1].end - chunks[s.lo].start
+
+    def span(self, s: Share) -> tuple[textio.Source | None, Span | None]:
+        return (self.splits[s.item][0], self.spans[s]) if s.hi else (None, None)
 
 
 def plan(items: list[Item], settings: Settings, jobs: int) -> Plan:
@@ -85,6 +104,7 @@ def plan(items: list[Item], settings: Settings, jobs: int) -> Plan:
                 chunks = textio.split_documents(source.text)
                 if len(chunks) > 1:
                     out.splits[n] = (source, chunks)
+        out.tasks = _tasks(out, list(range(len(items))))
     return out
 
 
@@ -150,7 +170,8 @@ def _share_bytes(total: int, jobs: int) -> int:
 
 
 def _tasks(p: Plan, wanted: list[int]) -> list[list[Share]]:
-    """The shares of these items, in order, grouped into tasks of about one share's bytes."""
+    """The shares of these items, in order, grouped into tasks of about one share's bytes; a split
+    file's spans go to `p.spans`."""
     target = _share_bytes(sum(len(p.items[n].data) for n in wanted), p.jobs)
     tasks: list[list[Share]] = []
     task: list[Share] = []
@@ -160,13 +181,17 @@ def _tasks(p: Plan, wanted: list[int]) -> list[list[Share]]:
             if task:
                 tasks.append(task)
                 task, size = [], 0
-            chunks = p.splits[n][1]
-            lo, acc = 0, 0
+            source, chunks = p.splits[n]
+            cuts, acc = [0], 0
             for pos, chunk in enumerate(chunks):
                 acc += chunk.end - chunk.start
                 if acc >= target or pos + 1 == len(chunks):
-                    tasks.append([Share(n, lo, pos + 1)])
-                    lo, acc = pos + 1, 0
+                    cuts.append(pos + 1)
+                    acc = 0
+            for span in spans(source.text, chunks, cuts):
+                share = Share(n, span.lo, span.hi)
+                p.spans[share] = span
+                tasks.append([share])
             continue
         task.append(Share(n))
         size += len(p.items[n].data)
@@ -192,24 +217,25 @@ def _map(p: Plan, fn: Callable[[list[Share]], list[Any]], tasks: list[list[Share
         results = forkpool.imap(fn, tasks, p.jobs)
         first = next(results)  # the workers are forked by now
         if p.index is not None:
-            for item in p.items:  # the workers have their copies: free the parent's
-                item.parsed = None
+            p.kept = {}  # the upgrade workers have their copies: free the parent's
         for task, out in zip(tasks, itertools.chain([first], results), strict=True):
             yield from zip(task, out, strict=True)
     finally:
         _PLAN = None
 
 
-def _index_task(shares: list[Share]) -> list[list[IndexDoc]]:
+def _index_task(shares: list[Share]) -> list[tuple[Index, bytes]]:
+    """Each share's index, and the documents its upgrade reads too (pickled `batch.Kept`)."""
     assert _PLAN is not None
-    out = []
+    p, out = _PLAN, []
+    total = sum(len(i.data) for i in p.items)
     for s in shares:
-        item = _PLAN.items[s.item]
-        if s.hi:
-            source, chunks = _PLAN.splits[s.item]
-            out.append(list(index_documents(item, _PLAN.settings, source, Span(chunks, s.lo, s.hi))))
-        else:
-            out.append(list(index_documents(item, _PLAN.settings)))
+        item = p.items[s.item]
+        source, span = p.span(s)
+        index, kept = Index(), dict[tuple[int, int], tuple[Any, str, bool]]()
+        budget = KEEP_PARSED_BYTES * p.share_bytes(s) // max(1, total)
+        add_documents(index, item, index_documents(item, p.settings, source, span), p.settings, budget, kept)
+        out.append((index, pickle.dumps(kept, pickle.HIGHEST_PROTOCOL) if kept else b""))
     return out
 
 
@@ -219,7 +245,7 @@ def upgrade_pass(p: Plan, index: Index, progress: Callable[[int, int], None] | N
     results: list[FileResult] = []
     parts: list[Part] = []
     total = len(p.items)
-    for share, out in _map(p, _upgrade_task, _tasks(p, list(range(total)))):
+    for share, out in _map(p, _upgrade_task, p.tasks):
         if isinstance(out, Part):
             parts.append(out)
             source, chunks = p.splits[share.item]
@@ -235,14 +261,15 @@ def upgrade_pass(p: Plan, index: Index, progress: Callable[[int, int], None] | N
 
 def _upgrade_task(shares: list[Share]) -> list[FileResult | Part]:
     assert _PLAN is not None and _PLAN.index is not None
+    p, index = _PLAN, _PLAN.index
     out: list[FileResult | Part] = []
     for s in shares:
-        item = _PLAN.items[s.item]
-        if s.hi:
-            source, chunks = _PLAN.splits[s.item]
-            span = Span(chunks, s.lo, s.hi)
-            out.append(upgrade_documents(item.name, source, _PLAN.settings, _PLAN.index, item.parsed, span))
+        item = p.items[s.item]
+        kept = p.kept.get(s)
+        parsed = kept_documents(pickle.loads(kept)) if kept else item.parsed
+        source, span = p.span(s)
+        if source is not None:
+            out.append(upgrade_documents(item.name, source, p.settings, index, parsed, span))
         else:
-            parsed, item.parsed = item.parsed, None
-            out.append(upgrade_file(item.name, item.data, _PLAN.settings, _PLAN.index, parsed))
+            out.append(upgrade_file(item.name, item.data, p.settings, index, parsed))
     return out

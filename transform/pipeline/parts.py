@@ -31,11 +31,30 @@ class FileResult:
 
 @dataclass(frozen=True)
 class Span:
-    """Chunks `lo` to `hi` (positions in `chunks`, the file's `textio.split_documents`)."""
+    """Chunks `lo` to `hi` (positions in `chunks`, the file's `textio.split_documents`), after `docs`
+    documents and `lines` lines of the file (see `spans`)."""
 
     chunks: list[textio.Chunk]
     lo: int
     hi: int
+    docs: int
+    lines: int
+
+
+def spans(text: str, chunks: list[textio.Chunk], cuts: list[int]) -> list[Span]:
+    """A file cut before the chunks at `cuts` (positions, increasing, from 0 to len(chunks)): each span
+    with the documents (as `onefile.iter_documents` counts them) and the lines before it, in one pass."""
+    out: list[Span] = []
+    docs = lines = counted = 0
+    for lo, hi in zip(cuts, cuts[1:], strict=False):
+        start = chunks[lo].start if lo < len(chunks) else len(text)
+        lines += textio.count_lines(text, counted, start)
+        counted = start
+        out.append(Span(chunks, lo, hi, docs, lines))
+        for chunk in chunks[lo:hi]:
+            body = text[chunk.start : chunk.end]
+            docs += bool(textio.has_content(body) or textio.stream_problem(body))
+    return out
 
 
 @dataclass
