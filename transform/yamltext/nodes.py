@@ -264,7 +264,7 @@ def _json(text: str) -> Document | None:
 # `!!float` tag): a document without one has none (a number too large for a double is a string to Kubernetes)
 _SPECIAL_FLOAT = re.compile(r"\.(?:inf|Inf|INF|nan|NaN|NAN)(?!\w)")
 
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # a JSON string; unrolled: 3x faster than (?:[^"\\]|\\.)*
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _INNERMOST = re.compile(r"\[\]|\{\}")
 
