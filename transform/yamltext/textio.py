@@ -68,8 +68,10 @@ def decode(data: bytes) -> Source:
         raise ReadError(f"not valid UTF-8 at line {line}, column {col} (byte 0x{data[exc.start]:02x})") from None
     if text.startswith("\ufeff"):
         raise ReadError("file starts with two byte-order marks (U+FEFF): remove the extra one")
+    if "\r" not in text:  # memchr: most files, and no line-ending census to take
+        return Source(text, bom, "\n")
     crlf = text.count("\r\n")
-    if "\r" in text and "\n" not in text:  # YAML reads a lone CR as a line break: so does everything here
+    if "\n" not in text:  # YAML reads a lone CR as a line break: so does everything here
         return Source(text.replace("\r", "\n"), bom, "\n", cr=True)
     newline = "\r\n" if crlf and crlf * 2 >= text.count("\n") else "\n"
     return Source(text, bom, newline)
