@@ -209,7 +209,12 @@ def test_sigterm_and_sigint_leave_no_temp_file(tmp_path: pathlib.Path, sig: int)
     ) as proc:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
         proc.send_signal(sig)
-        _out, err = proc.communicate(timeout=30)
+        try:
+            _out, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:  # a failure, not a hung suite: kill it and say so
+            proc.kill()
+            proc.communicate()
+            raise AssertionError(f"the run did not exit within 30 s of {sig!r}") from None
     assert proc.returncode in (130, 143), err
     assert [p.name for p in tmp_path.iterdir()] == ["a.yaml"] and target.read_bytes() == IT
 
