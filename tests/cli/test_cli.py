@@ -201,14 +201,14 @@ def test_a_file_listed_as_a_patch_is_judged_as_a_patch(tmp_path: pathlib.Path) -
 def test_worker_processes_give_the_same_results_in_the_same_order(monkeypatch: pytest.MonkeyPatch) -> None:
     from transform.model.settings import Settings
     from transform.pipeline import batch as run
-    from transform.pipeline import parallel, sources
+    from transform.pipeline import parallel, sources, upgrade
 
     monkeypatch.setattr(parallel, "SHARE_MIN_BYTES", 0)  # force the workers even for a small input
 
     def results(jobs: int) -> list[tuple[str, str | None, list[str]]]:
         res = run.RunResult()
         items = run.read_inputs(sources.discover([str(EXAMPLE)]), res)
-        run.upgrade_items(items, Settings(rename=True), res, jobs=jobs)
+        upgrade.upgrade_items(items, Settings(rename=True), res, jobs=jobs)
         return [(r.name, r.new_text, [str(f) for f in r.findings]) for r in res.results]
 
     serial = results(1)

@@ -17,7 +17,7 @@ import sys
 import pytest
 
 from transform.model.settings import Settings
-from transform.pipeline import batch, forkpool, onefile, parallel, parts
+from transform.pipeline import batch, forkpool, onefile, parallel, parts, upgrade
 from transform.yamltext import textio
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -52,7 +52,7 @@ def _text(errors: bool = True) -> str:
 
 def _results(items: list[batch.Item], settings: Settings, jobs: int) -> tuple[list[object], bool, str]:
     run = batch.RunResult()
-    batch.upgrade_items(items, settings, run, jobs=jobs)
+    upgrade.upgrade_items(items, settings, run, jobs=jobs)
     return (
         [(r.name, r.new_text, r.upgraded, r.renames, [repr(f) for f in r.findings]) for r in run.results],
         run.failed,

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from transform.model.settings import Settings
-from transform.pipeline import batch
+from transform.pipeline import batch, upgrade
 from transform.pipeline.sources import discover
 from transform.yamltext import nodes
 
@@ -20,7 +20,7 @@ TREE = Path(__file__).resolve().parents[2] / "fixtures" / "trees" / "gitops" / "
 def _run(settings: Settings) -> list[tuple[str, str | None, list[str]]]:
     run = batch.RunResult()
     items = batch.read_inputs(discover([str(TREE)]), run)
-    batch.upgrade_items(items, settings, run)
+    upgrade.upgrade_items(items, settings, run)
     return [(r.name, r.new_text, [repr(f) for f in r.findings]) for r in run.results]
 
 

@@ -58,7 +58,7 @@ def run(command: str, paths: list[str], c: Settings) -> int:
             validate_items(items, settings, result)
         else:
             # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
-            from transform.pipeline.batch import upgrade_items
+            from transform.pipeline.upgrade import upgrade_items
 
             index = upgrade_items(items, settings, result, progress, jobs=c.jobs)
             if c.debug and result.jobs_note:
