@@ -246,7 +246,3 @@ def report(command: str, result: RunResult, c: Settings, *, stdout_is_data: bool
     )
     render = formats.render_statistics if c.statistics else formats.RENDERERS[c.fmt.lower()]
     write_report(render(findings, summary), c.output_file, stdout_is_data=stdout_is_data)
-
-
-def sort_findings(findings: list[Finding]) -> list[Finding]:
-    return sorted(findings, key=lambda f: (f.file, f.doc if f.doc is not None else -1, f.line, f.column))

@@ -164,11 +164,6 @@ PREFERENCE_SPEC: Node = obj(
 SPECS: dict[str, Node] = {"instancetype": INSTANCETYPE_SPEC, "preference": PREFERENCE_SPEC}
 
 
-def envelope(spec: Node) -> Node:
-    """The four kinds: apiVersion, kind, metadata (ObjectMeta, not described) and a required spec."""
-    return obj(apiVersion=S, kind=S, metadata=ANY_OBJ, spec=req(spec))
-
-
 # v1alpha1 VirtualMachine{Instancetype,Preference}SpecRevision: written by v0.56-v0.57 into
 # ControllerRevision.data. Both fields lack omitempty; `spec` is Go []byte, i.e. a base64 string.
 BASE64_PATTERN = r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"

@@ -99,10 +99,6 @@ def spec_type(version: str, kind: str) -> str | None:
     return next((ref for name, _, _, ref in table.TYPES[obj] if name == "spec"), None)
 
 
-def has_type(type_name: str) -> bool:
-    return type_name in table.TYPES
-
-
 @dataclass(frozen=True)
 class _Field:
     name: str
