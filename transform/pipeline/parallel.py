@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from transform.convert import dispatch
 from transform.convert.index import Index
 from transform.convert.kustomize import is_kustomization_file
 from transform.model.settings import Settings
@@ -27,7 +28,7 @@ from transform.pipeline import forkpool
 from transform.pipeline.batch import KEEP_PARSED_BYTES, Item, add_documents, index_documents, kept_documents
 from transform.pipeline.onefile import has_documents, upgrade_documents, upgrade_file
 from transform.pipeline.parts import FileResult, Part, Span, finish, spans
-from transform.yamltext import textio
+from transform.yamltext import nodes, textio
 
 MB = 1024 * 1024
 # Below this many bytes of candidate files, `-j 0` (the default) uses one process: forking the workers
@@ -65,6 +66,18 @@ class Plan:
     # pickled: the parent only holds them), within KEEP_PARSED_BYTES in all, shared by bytes
     kept: dict[Share, bytes] = field(default_factory=dict)
     index: Index | None = None
+    preloaded: bool = False
+
+    def preload(self) -> None:
+        """Load here, once, what every upgrade worker would otherwise import and compile on its own
+        (forked, they inherit it): the validators with their schemas, and the patterns compiled on first
+        use. Done while the index workers run, else just before the upgrade workers fork; only a run
+        with workers comes here (one process loads them as its documents need them)."""
+        if self.preloaded:
+            return
+        self.preloaded = True
+        dispatch.preload(self.settings)
+        nodes.compile_patterns(non_ascii=not all(i.data.isascii() for i in self.items))
 
     def index_pass(self, wanted: list[int]) -> Index:
         """The index of the wanted items' documents (`batch.Reader`): each worker indexes its shares;
@@ -72,7 +85,7 @@ class Plan:
         chosen = set(wanted)
         tasks = [t for t in ([s for s in task if s.item in chosen] for task in self.tasks) if t]
         index = Index()
-        for share, (partial, kept) in _map(self, _index_task, tasks):
+        for share, (partial, kept) in _map(self, _index_task, tasks, meanwhile=self.preload):
             index.merge(partial)
             if kept:
                 self.kept[share] = kept
@@ -207,14 +220,20 @@ def _tasks(p: Plan, wanted: list[int]) -> list[list[Share]]:
 _PLAN: Plan | None = None
 
 
-def _map(p: Plan, fn: Callable[[list[Share]], list[Any]], tasks: list[list[Share]]) -> Iterator[tuple[Share, Any]]:
-    """(share, fn's result for it) for every share, in order, computed by `p.jobs` forked workers."""
+def _map(
+    p: Plan,
+    fn: Callable[[list[Share]], list[Any]],
+    tasks: list[list[Share]],
+    meanwhile: Callable[[], object] | None = None,
+) -> Iterator[tuple[Share, Any]]:
+    """(share, fn's result for it) for every share, in order, computed by `p.jobs` forked workers
+    (`meanwhile`: the parent's work while they start, `forkpool.imap`)."""
     if not tasks:
         return
     global _PLAN
     _PLAN = p
     try:
-        results = forkpool.imap(fn, tasks, p.jobs)
+        results = forkpool.imap(fn, tasks, p.jobs, meanwhile)
         first = next(results)  # the workers are forked by now
         if p.index is not None:
             p.kept = {}  # the upgrade workers have their copies: free the parent's
@@ -242,6 +261,7 @@ def _index_task(shares: list[Share]) -> list[tuple[Index, bytes]]:
 def upgrade_pass(p: Plan, index: Index, progress: Callable[[int, int], None] | None) -> list[FileResult]:
     """Every item's result, in input order, upgraded by the workers; a split file's parts joined."""
     p.index = index
+    p.preload()  # done already unless the index pass had no work
     results: list[FileResult] = []
     parts: list[Part] = []
     total = len(p.items)
