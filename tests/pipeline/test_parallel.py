@@ -247,3 +247,13 @@ def test_a_forked_worker_imports_and_compiles_nothing_the_parent_could_have(tmp_
     assert len(tasks) > 2
     assert [t for t in tasks if t != [[], []]] == []
 
+
+def test_tasks_shrink_toward_the_end_of_a_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The workers take large shares first and small ones last, so that they finish together: no
+    worker is left with a large share when the other has none (guided self-scheduling)."""
+    monkeypatch.setattr(parallel, "SHARE_MIN_BYTES", 1024)
+    data = "".join(f"# copy {n}\n" + _text(False) + "---\n" for n in range(20)).encode()
+    p = parallel.plan([batch.Item("all.yaml", data)], Settings(), 2)
+    sizes = [p.share_bytes(task[0]) for task in p.tasks]
+    assert len(sizes) > 8 and sum(sizes) == len(textio.decode(data).text)
+    assert max(sizes[-3:]) * 4 <= min(sizes[:3])

@@ -183,9 +183,10 @@ def _share_bytes(total: int, jobs: int) -> int:
 
 
 def _tasks(p: Plan, wanted: list[int]) -> list[list[Share]]:
-    """The shares of these items, in order, grouped into tasks of about one share's bytes; a split
-    file's spans go to `p.spans`."""
-    target = _share_bytes(sum(len(p.items[n].data) for n in wanted), p.jobs)
+    """The shares of these items, in order, grouped into tasks; a split file's spans go to `p.spans`.
+    Tasks shrink toward the end of the run (`_Sizes`): the workers take the large ones first and
+    finish together on small ones."""
+    sizes = _Sizes(sum(len(p.items[n].data) for n in wanted), p.jobs)
     tasks: list[list[Share]] = []
     task: list[Share] = []
     size = 0
@@ -195,25 +196,46 @@ def _tasks(p: Plan, wanted: list[int]) -> list[list[Share]]:
                 tasks.append(task)
                 task, size = [], 0
             source, chunks = p.splits[n]
-            cuts, acc = [0], 0
+            cuts, acc, want = [0], 0, sizes.next()
             for pos, chunk in enumerate(chunks):
                 acc += chunk.end - chunk.start
-                if acc >= target or pos + 1 == len(chunks):
+                if acc >= want or pos + 1 == len(chunks):
                     cuts.append(pos + 1)
-                    acc = 0
+                    sizes.done(acc)
+                    acc, want = 0, sizes.next()
             for span in spans(source.text, chunks, cuts):
                 share = Share(n, span.lo, span.hi)
                 p.spans[share] = span
                 tasks.append([share])
             continue
+        if not task:
+            want = sizes.next()
         task.append(Share(n))
         size += len(p.items[n].data)
-        if size >= target:
+        sizes.done(len(p.items[n].data))
+        if size >= want:
             tasks.append(task)
             task, size = [], 0
     if task:
         tasks.append(task)
     return tasks
+
+
+class _Sizes:
+    """Task sizes in bytes, shrinking as the run is handed out (guided self-scheduling): a task is
+    about the bytes still to hand out over twice the workers, between a quarter of the target share
+    and twice it (`_share_bytes`). Large tasks first cost fewer hand-overs; small ones last mean that no
+    worker is left with a large one when the others have none."""
+
+    def __init__(self, total: int, jobs: int) -> None:
+        self.left, self.jobs = total, jobs
+        self.target = _share_bytes(total, jobs)
+
+    def next(self) -> int:
+        return min(2 * self.target, max(self.target // 4, self.left // (2 * self.jobs)))
+
+    def done(self, n: int) -> None:
+        self.left -= n
 
 
 # The plan forked workers read (inherited, never pickled).
