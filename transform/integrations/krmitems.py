@@ -5,8 +5,8 @@ as one document of a multi-document stream (one parse per item, never a node tre
 sequence's column and runs to the next one; comment and blank lines at or left of that column stay with
 the item before them (after the last item, with the rest of the list). The cut is proven by the caller,
 not trusted: every item must read alone as YAML (`nodes.well_formed`: a quote or flow collection that
-crossed a cut leaves the item it starts in unterminated), and the rest of the list, each item replaced
-by one `- ~` line (`Layout.skeleton`), must read as a ResourceList with exactly that many items.
+crossed a cut leaves the item it starts in unterminated), and the rest of the list, the items replaced
+by one `- ~` line (`Layout.skeleton`), must read as a ResourceList with that line for its items.
 Anything else (JSON, flow style, directives, a tab or an item other than `- key:` at the sequence's
 column, line breaks other than LF and CRLF) has no layout: the caller reads the list whole.
 """
@@ -41,7 +41,7 @@ class Layout:
     seq: tuple[int, int]  # the items' text in the ResourceList's text
     size: int  # the length of that text
     spaced: str  # the text with each item's dash made a space: a span of it reads alone as the item
-    block: str  # one `- ~` line per item, the items' text in `skeleton`
+    block: str  # one `- ~` line: the items' text in `skeleton`
     skeleton: str  # the text with the items' text replaced by `block`
 
 
@@ -84,9 +84,7 @@ def layout(text: str, newline: str, key: str = "items") -> Layout | None:
         parts += [text[prev : start + n], " "]
         prev = start + n + 1
     spaced = "".join([*parts, text[prev:]])
-    block = "".join(" " * n + "- ~" + newline for _ in starts)
-    if not text.endswith("\n", 0, end):
-        block = block[: -len(newline)]
+    block = f"{' ' * n}- ~  # {len(starts)} {key}" + (newline if text.endswith("\n", 0, end) else "")
     return Layout(spans, n, (pos, end), len(text), spaced, block, text[:pos] + block + text[end:])
 
 
@@ -165,8 +163,8 @@ def splice(lay: Layout, skeleton: str, text: str) -> str | None:
 
 
 def skeleton(lay: Layout, key: str = "items") -> Any:
-    """The ResourceList with one `- ~` line for each item, parsed; None unless it reads as a ResourceList
-    with exactly those items (no duplicate key, no NaN)."""
+    """The ResourceList with one `- ~` line for its items, parsed; None unless it reads as a ResourceList
+    with that line for its `key` (no duplicate key, no NaN)."""
     # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
     from transform.yamltext import nodes as yamlnodes
 
@@ -180,7 +178,7 @@ def skeleton(lay: Layout, key: str = "items") -> Any:
     if doc is None or not isinstance(doc.value, dict) or doc.value.get("kind") != "ResourceList":
         return None
     value = doc.value
-    if value.get(key) != [None] * len(lay.spans) or doc.duplicates or doc.nonfinite:
+    if value.get(key) != [None] or doc.duplicates or doc.nonfinite:
         return None
     return doc
 
@@ -208,7 +206,7 @@ def as_one_document(part: Part) -> None:
 
 
 def reads_back(text: str, expected: dict[str, Any], newline: str) -> bool | None:
-    """Whether the ResourceList `text` (its items `- ~` lines) reads as `expected`, its `results` read one
+    """Whether the ResourceList `text` (its items one `- ~` line) reads as `expected`, its `results` read one
     entry at a time as its items are (a tree of the whole list would be as large as the list); None when
     they cannot be cut so (read it whole)."""
     # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
@@ -220,7 +218,7 @@ def reads_back(text: str, expected: dict[str, Any], newline: str) -> bool | None
     results = expected.get("results")
     if lay is None or top is None or not isinstance(results, list) or len(results) != len(lay.spans):
         return None
-    if not edits.same({**top.value, "results": results}, expected):
+    if not edits.same({**top.value, "results": results}, expected):  # the rest of the list
         return False
     for span, want in zip(lay.spans, results, strict=True):
         try:
