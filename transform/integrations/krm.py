@@ -1,14 +1,15 @@
 """The KRM function: a ResourceList in, the same ResourceList with upgraded items and `results` out.
 
-The ResourceList is one YAML (or JSON) document whose kind ends in "List", so the engine
-already upgrades its `items` in place as text edits: comments, quoting, key order and every
+The engine upgrades the items in place as text edits: comments, quoting, key order and every
 annotation of the orchestrator (`internal.config.kubernetes.io/*`, legacy
-`config.kubernetes.io/path|index`) stay byte-for-byte. This module only reads the options from
-`functionConfig`, re-locates findings on the items' own files (their path/index annotations),
-checks that no orchestrator annotation moved, and writes the top-level `results` key (replacing
-one that is there) with the same minimal-edit planner. Pure: bytes in, bytes and results out.
+`config.kubernetes.io/path|index`) stay byte-for-byte. A block-style list is cut into its items
+(`krmitems`), each upgraded as one document of a stream, as `fix -` upgrades documents; any other
+(JSON, flow style, aliases) is one document whose kind ends in "List", upgraded whole. This module
+only reads the options from `functionConfig` (`krmconfig`), re-locates findings on the items' own
+files (their path/index annotations), checks that no orchestrator annotation moved, and writes the
+top-level `results` key (replacing one that is there) with the same minimal-edit planner. Pure:
+bytes in, bytes and results out.
 """
-
 from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
