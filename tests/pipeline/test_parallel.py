@@ -8,6 +8,7 @@ keys and a tab-indented document. No timings here: benchmarks/ measures the spee
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import shutil
@@ -192,3 +193,67 @@ def test_indexes_merged_in_order_are_the_index_of_the_whole() -> None:
             batch.add_documents(partial, item, batch.index_documents(item, settings, source, span), settings, 0, {})
             merged.merge(partial)
         assert merged == whole, cut
+
+
+# Run in a fresh interpreter: what a forked upgrade worker imports and compiles on its own, counted
+# from the worker's side (its modules and the misses of transform's functools caches, before and after
+# each task), appended to a log as JSON lines.
+WORKER_PROBE = """
+import functools, json, sys
+from transform.model.settings import Settings
+from transform.pipeline import batch, parallel, upgrade
+
+def caches():
+    return [v for name, m in list(sys.modules.items()) if name.startswith("transform") and m
+            for v in vars(m).values() if isinstance(v, functools._lru_cache_wrapper)]
+
+def misses():
+    return {f"{c.__module__}.{c.__qualname__}": c.cache_info().misses for c in caches()}
+
+def probed(shares):
+    modules, before = set(sys.modules), misses()
+    out = real(shares)
+    after = misses()
+    loaded = [k for k, n in after.items() if n > before.get(k, 0)]
+    with open(sys.argv[2], "a") as log:
+        log.write(json.dumps([sorted(m for m in set(sys.modules) - modules if m.startswith("transform")), loaded]))
+        log.write("\\n")
+    return out
+
+real, parallel._upgrade_task = parallel._upgrade_task, probed
+small = batch.Item("small.yaml", b"kind: ConfigMap\\ndata: {note: kubevirt.io}\\n")
+upgrade.upgrade_items([small], Settings(), batch.RunResult(), jobs=0)
+lean = "transform.validate.documents" not in sys.modules  # one process: nothing loaded ahead
+run = batch.RunResult()
+upgrade.upgrade_items([batch.Item("export.yaml", open(sys.argv[1], "rb").read())], Settings(), run, jobs=2)
+print(json.dumps([lean, run.jobs_note]))
+"""
+
+
+def test_a_forked_worker_imports_and_compiles_nothing_the_parent_could_have(tmp_path: pathlib.Path) -> None:
+    """Every upgrade worker would import the validators and compile the same schemas on its own
+    (about 8 ms each, issue 14): the parent loads them once, while the index workers run, and the
+    workers inherit them. Counted, not timed. A run of one process loads nothing ahead."""
+    docs = _documents(errors=False)
+    export = tmp_path / "export.yaml"
+    export.write_text("".join(f"# copy {n}\n" + "---\n".join(docs) + "---\n" for n in range(20)))
+    log = tmp_path / "log"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    probe = [sys.executable, "-c", WORKER_PROBE, str(export), str(log)]
+    done = subprocess.run(probe, capture_output=True, text=True, cwd=ROOT, env=env, check=True)
+    lean, note = json.loads(done.stdout)
+    assert lean and note.startswith("2 workers")
+    tasks = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(tasks) > 2
+    assert [t for t in tasks if t != [[], []]] == []
+
+
+def test_tasks_shrink_toward_the_end_of_a_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The workers take large shares first and small ones last, so that they finish together: no
+    worker is left with a large share when the other has none (guided self-scheduling)."""
+    monkeypatch.setattr(parallel, "SHARE_MIN_BYTES", 1024)
+    data = "".join(f"# copy {n}\n" + _text(False) + "---\n" for n in range(20)).encode()
+    p = parallel.plan([batch.Item("all.yaml", data)], Settings(), 2)
+    sizes = [p.share_bytes(task[0]) for task in p.tasks]
+    assert len(sizes) > 8 and sum(sizes) == len(textio.decode(data).text)
+    assert max(sizes[-3:]) * 4 <= min(sizes[:3])

@@ -194,6 +194,11 @@ def _old_names(targets: apis.Targets) -> tuple[tuple[str, apis.Api], ...]:
     return tuple(out)
 
 
+def preload(targets: apis.Targets) -> None:
+    """The old API names of `targets` now, for a run about to fork workers."""
+    _old_names(targets)
+
+
 def _strings(value: Any, path: Path) -> Iterator[tuple[Path, str]]:
     if isinstance(value, str):
         yield path, value

@@ -6,11 +6,11 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from transform import convert
-from transform.convert import flavor, kustomize, modernize, objects, payloads, revisions
+from transform.convert import apiversion, flavor, kustomize, modernize, objects, payloads, revisions
 from transform.convert.index import REF_PATHS, Index, namespace_of
 from transform.convert.kustomize import is_kustomization_file
 from transform.convert.outcome import Change, Outcome, object_ref
-from transform.kubevirt import apis, embedding, fields, releases
+from transform.kubevirt import apis, embedding, fields, gojson, releases
 from transform.model.findings import Finding, Severity, error, info, warning
 from transform.model.plain import as_map
 from transform.model.plain import get as _get
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from transform.model.settings import Settings
 
 Path = tuple[Any, ...]
-__all__ = ["Change", "Outcome", "upgrade_document"]
+__all__ = ["Change", "Outcome", "preload", "upgrade_document"]
 
 
 def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str = "") -> Outcome:
@@ -37,6 +37,19 @@ def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str 
     for path, obj in embedding.walk(value):
         _visit(out, path, obj, settings, index, file)
     return out
+
+
+def preload(settings: Settings) -> None:
+    """Load now what upgrading and checking documents loads on first use: the validators with the
+    schemas of the kinds this tool upgrades, the Go types' layouts, the old API names of the targets.
+    For a run about to fork workers, which would each load them again; one process loads them as its
+    documents need them."""
+    # lazy: the validators and their schemas load only when a document is validated (here: workers follow)
+    from transform.validate import documents as validation
+
+    validation.preload(settings.target)
+    gojson.preload()
+    apiversion.preload(apis.Targets(settings.target, settings.target_cdi))
 
 
 def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, index: Index, file: str) -> None:

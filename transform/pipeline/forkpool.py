@@ -35,9 +35,13 @@ class WorkerError(Exception):
     """A worker failed in a way its exception could not tell (it died, or the exception would not pickle)."""
 
 
-def imap(fn: Callable[[T], R], tasks: Sequence[T], workers: int) -> Iterator[R]:
+def imap(
+    fn: Callable[[T], R], tasks: Sequence[T], workers: int, meanwhile: Callable[[], object] | None = None
+) -> Iterator[R]:
     """fn(task) for every task, computed by `workers` forked processes, yielded in task order as soon
-    as each is ready. An exception in a worker is raised here; the workers are gone when this ends."""
+    as each is ready. An exception in a worker is raised here; the workers are gone when this ends.
+    `meanwhile`: work of the parent's own, done once the workers have their first tasks (instead of
+    waiting for their results), before the first result is yielded."""
     _prepare_children()
     pool: list[_Worker] = []
     finished = False
@@ -53,6 +57,8 @@ def imap(fn: Callable[[T], R], tasks: Sequence[T], workers: int) -> Iterator[R]:
             for i in (next(todo, None) for _ in range(AHEAD)):
                 if i is not None:
                     w.send(i)
+        if meanwhile is not None:
+            meanwhile()
         done: dict[int, R] = {}
         want = 0
         while want < len(tasks):

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from transform.convert import dispatch
 from transform.convert.index import Index
 from transform.convert.kustomize import is_kustomization_file
 from transform.model.settings import Settings
@@ -27,7 +28,7 @@ from transform.pipeline import forkpool
 from transform.pipeline.batch import KEEP_PARSED_BYTES, Item, add_documents, index_documents, kept_documents
 from transform.pipeline.onefile import has_documents, upgrade_documents, upgrade_file
 from transform.pipeline.parts import FileResult, Part, Span, finish, spans
-from transform.yamltext import textio
+from transform.yamltext import nodes, textio
 
 MB = 1024 * 1024
 # Below this many bytes of candidate files, `-j 0` (the default) uses one process: forking the workers
@@ -65,6 +66,18 @@ class Plan:
     # pickled: the parent only holds them), within KEEP_PARSED_BYTES in all, shared by bytes
     kept: dict[Share, bytes] = field(default_factory=dict)
     index: Index | None = None
+    preloaded: bool = False
+
+    def preload(self) -> None:
+        """Load here, once, what every upgrade worker would otherwise import and compile on its own
+        (forked, they inherit it): the validators with their schemas, and the patterns compiled on first
+        use. Done while the index workers run, else just before the upgrade workers fork; only a run
+        with workers comes here (one process loads them as its documents need them)."""
+        if self.preloaded:
+            return
+        self.preloaded = True
+        dispatch.preload(self.settings)
+        nodes.compile_patterns(non_ascii=not all(i.data.isascii() for i in self.items))
 
     def index_pass(self, wanted: list[int]) -> Index:
         """The index of the wanted items' documents (`batch.Reader`): each worker indexes its shares;
@@ -72,7 +85,7 @@ class Plan:
         chosen = set(wanted)
         tasks = [t for t in ([s for s in task if s.item in chosen] for task in self.tasks) if t]
         index = Index()
-        for share, (partial, kept) in _map(self, _index_task, tasks):
+        for share, (partial, kept) in _map(self, _index_task, tasks, meanwhile=self.preload):
             index.merge(partial)
             if kept:
                 self.kept[share] = kept
@@ -170,9 +183,10 @@ def _share_bytes(total: int, jobs: int) -> int:
 
 
 def _tasks(p: Plan, wanted: list[int]) -> list[list[Share]]:
-    """The shares of these items, in order, grouped into tasks of about one share's bytes; a split
-    file's spans go to `p.spans`."""
-    target = _share_bytes(sum(len(p.items[n].data) for n in wanted), p.jobs)
+    """The shares of these items, in order, grouped into tasks; a split file's spans go to `p.spans`.
+    Tasks shrink toward the end of the run (`_Sizes`): the workers take the large ones first and
+    finish together on small ones."""
+    sizes = _Sizes(sum(len(p.items[n].data) for n in wanted), p.jobs)
     tasks: list[list[Share]] = []
     task: list[Share] = []
     size = 0
@@ -182,20 +196,24 @@ def _tasks(p: Plan, wanted: list[int]) -> list[list[Share]]:
                 tasks.append(task)
                 task, size = [], 0
             source, chunks = p.splits[n]
-            cuts, acc = [0], 0
+            cuts, acc, want = [0], 0, sizes.next()
             for pos, chunk in enumerate(chunks):
                 acc += chunk.end - chunk.start
-                if acc >= target or pos + 1 == len(chunks):
+                if acc >= want or pos + 1 == len(chunks):
                     cuts.append(pos + 1)
-                    acc = 0
+                    sizes.done(acc)
+                    acc, want = 0, sizes.next()
             for span in spans(source.text, chunks, cuts):
                 share = Share(n, span.lo, span.hi)
                 p.spans[share] = span
                 tasks.append([share])
             continue
+        if not task:
+            want = sizes.next()
         task.append(Share(n))
         size += len(p.items[n].data)
-        if size >= target:
+        sizes.done(len(p.items[n].data))
+        if size >= want:
             tasks.append(task)
             task, size = [], 0
     if task:
@@ -203,18 +221,41 @@ def _tasks(p: Plan, wanted: list[int]) -> list[list[Share]]:
     return tasks
 
 
+class _Sizes:
+    """Task sizes in bytes, shrinking as the run is handed out (guided self-scheduling): a task is
+    about the bytes still to hand out over twice the workers, between a quarter of the target share
+    and twice it (`_share_bytes`). Large tasks first cost fewer hand-overs; small ones last mean that no
+    worker is left with a large one when the others have none."""
+
+    def __init__(self, total: int, jobs: int) -> None:
+        self.left, self.jobs = total, jobs
+        self.target = _share_bytes(total, jobs)
+
+    def next(self) -> int:
+        return min(2 * self.target, max(self.target // 4, self.left // (2 * self.jobs)))
+
+    def done(self, n: int) -> None:
+        self.left -= n
+
+
 # The plan forked workers read (inherited, never pickled).
 _PLAN: Plan | None = None
 
 
-def _map(p: Plan, fn: Callable[[list[Share]], list[Any]], tasks: list[list[Share]]) -> Iterator[tuple[Share, Any]]:
-    """(share, fn's result for it) for every share, in order, computed by `p.jobs` forked workers."""
+def _map(
+    p: Plan,
+    fn: Callable[[list[Share]], list[Any]],
+    tasks: list[list[Share]],
+    meanwhile: Callable[[], object] | None = None,
+) -> Iterator[tuple[Share, Any]]:
+    """(share, fn's result for it) for every share, in order, computed by `p.jobs` forked workers
+    (`meanwhile`: the parent's work while they start, `forkpool.imap`)."""
     if not tasks:
         return
     global _PLAN
     _PLAN = p
     try:
-        results = forkpool.imap(fn, tasks, p.jobs)
+        results = forkpool.imap(fn, tasks, p.jobs, meanwhile)
         first = next(results)  # the workers are forked by now
         if p.index is not None:
             p.kept = {}  # the upgrade workers have their copies: free the parent's
@@ -242,6 +283,7 @@ def _index_task(shares: list[Share]) -> list[tuple[Index, bytes]]:
 def upgrade_pass(p: Plan, index: Index, progress: Callable[[int, int], None] | None) -> list[FileResult]:
     """Every item's result, in input order, upgraded by the workers; a split file's parts joined."""
     p.index = index
+    p.preload()  # done already unless the index pass had no work
     results: list[FileResult] = []
     parts: list[Part] = []
     total = len(p.items)

@@ -42,6 +42,22 @@ def _compiled(name: str) -> Validator:
     return Validator(SPEC_REVISION)
 
 
+def preload(target: Release = LATEST) -> int:
+    """Compile now the validators that the documents this tool upgrades are judged by at `target`:
+    ControllerRevision, VirtualMachine, and every instancetype.kubevirt.io kind at every version. A run
+    about to fork workers calls it, so that they inherit them instead of each compiling them again
+    (about 8 ms a worker); a run without workers compiles only what its documents use. Returns how
+    many schemas were compiled (each once per run: repeated calls cost lookups)."""
+    _compiled("ControllerRevision")
+    _compiled("SpecRevision")
+    wanted = [("kubevirt.io/v1", "VirtualMachine")]
+    wanted += [(f"{fields.GROUP}/{version}", kind) for version in fields.VERSIONS for kind in fields.KINDS]
+    digests = {found[0] for api_version, kind in wanted if (found := crds.schema_for(api_version, kind, target))}
+    for digest in sorted(digests):
+        crds.compiled(digest)
+    return len(digests)
+
+
 def normalize(value: Any) -> Any:
     """YAML 1.1 safe-load data as JSON would carry it: timestamps -> strings, keys -> strings."""
     if isinstance(value, dict):

@@ -133,6 +133,9 @@ class Document:
         return self._duplicates
 
 
+_BRACKETS = r"[\[\]{}]"  # compiled on first use (re's cache)
+
+
 def _check_depth(text: str) -> None:
     """libyaml's composer recurses in C: a very deep document crashes the interpreter.
 
@@ -141,7 +144,7 @@ def _check_depth(text: str) -> None:
     """
     if text.count("[") + text.count("{") > MAX_DEPTH:
         depth = worst = 0
-        for m in re.finditer(r"[\[\]{}]", text):
+        for m in re.finditer(_BRACKETS, text):
             depth += 1 if m.group() in "[{" else -1
             worst = max(worst, depth)
         if worst > MAX_DEPTH:
@@ -235,6 +238,14 @@ class _Duplicate(Exception):
 # YAML 1.1's printable set: what the composer accepts (json.loads also takes DEL and C1 controls)
 _NOT_PRINTABLE = "[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"  # compiling it: 3 ms
 _NOT_PRINTABLE_ASCII = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # the same set within ASCII
+
+
+def compile_patterns(non_ascii: bool) -> None:
+    """Compile now the patterns compiled on first use (into re's cache), for a run about to fork
+    workers that would each compile them again; `non_ascii`: some input is not ASCII."""
+    re.compile(_BRACKETS)
+    if non_ascii:
+        re.compile(_NOT_PRINTABLE)
 
 
 def _unprintable(text: str) -> bool:
