@@ -9,7 +9,9 @@ becoming an object) is written anew, in the file's style.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -80,10 +82,18 @@ def comments(text: str, start: int, end: int, nodes: list[Node]) -> list[str]:
     spans = sorted(
         (s.start_mark.index, s.end_mark.index) for n in nodes for s in iter_scalars(n) if s.end_mark.index > start
     )
+    return comments_outside(text, start, end, spans)
+
+
+def comments_outside(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> list[str]:
+    """Comments in text[start:end], skipping `#` inside the (start, end) spans of scalars (sorted)."""
+    starts = [a for a, _ in spans]
+    reach = list(accumulate((b for _, b in spans), max))  # the furthest end of the spans up to each one
     found = []
     for m in _COMMENT.finditer(text, start, end):
         p = m.start()
-        if not any(a <= p < b for a, b in spans):
+        i = bisect_right(starts, p) - 1  # the spans starting at or before p: is p before the end of one?
+        if i < 0 or reach[i] <= p:
             found.append(m.group().rstrip("\r"))
     return found
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
@@ -208,6 +210,17 @@ def _compose(text: str) -> Node | None:
         if loader is not None:
             _dispose(loader)
     return root
+
+
+@contextmanager
+def event_loader(text: str) -> Iterator[Any]:
+    """The selected parser's loader for `text`, for its events (`get_event`, the ones `compose` builds nodes
+    from, positions included) and its `resolve`; released when done. It raises ruamel's YAMLError."""
+    loader = _loader(text)
+    try:
+        yield loader
+    finally:
+        _dispose(loader)
 
 
 def _dispose(loader: Any) -> None:
