@@ -10,6 +10,7 @@ files (their path/index annotations), checks that no orchestrator annotation mov
 top-level `results` key (replacing one that is there) with the same minimal-edit planner. Pure:
 bytes in, bytes and results out.
 """
+
 from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
