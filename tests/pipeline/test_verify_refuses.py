@@ -12,7 +12,7 @@ import pytest
 from transform.convert.index import Index
 from transform.model.settings import Settings
 from transform.pipeline.onefile import upgrade_file
-from transform.yamltext import emit
+from transform.yamltext import emit, nodes
 
 ROOT = Path(__file__).resolve().parents[2]
 WRAPPER = ROOT / "fixtures/revisions/f1-instancetype-wrapper.yaml"
@@ -55,17 +55,17 @@ INSTANCETYPE = (
 )
 
 
-def _parsed_texts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    from transform.yamltext import nodes
-
+def _parsed_texts(monkeypatch: pytest.MonkeyPatch, events: bool = True) -> list[str]:
+    """The texts composed into node trees (and, with `events`, read from the parser's events)."""
     texts: list[str] = []
-    original = nodes.compose
+    for name in ("compose", "event_loader") if events else ("compose",):
+        original = getattr(nodes, name)
 
-    def counting(text: str) -> Any:
-        texts.append(text)
-        return original(text)
+        def counting(text: str, original: Any = original) -> Any:
+            texts.append(text)
+            return original(text)
 
-    monkeypatch.setattr(nodes, "compose", counting)
+        monkeypatch.setattr(nodes, name, counting)
     return texts
 
 
@@ -113,3 +113,52 @@ def test_other_scalar_edits_read_the_whole_document_again(monkeypatch: pytest.Mo
     result = upgrade_file("it.yaml", text.encode(), Settings(), Index())
     assert result.new_text is not None and "v1beta1" in result.new_text
     assert [t for t in texts if "v1beta1" in t and "kind" in t], "the edited document must be parsed again"
+
+
+# --- a block written anew (a payload): read back from the parser's events, no node tree -------------
+
+
+def _payload(n: int) -> bytes:
+    from tests.pipeline.test_scale import payload_file
+
+    return payload_file(n)
+
+
+def test_a_replaced_block_is_read_back_without_composing_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # composing it was 1.5M nodes and 550 MB for a payload of 300,000 list entries (issue 15, item 8)
+    composed = _parsed_texts(monkeypatch, events=False)
+    read = _parsed_texts(monkeypatch)
+    result = upgrade_file("cr.yaml", _payload(50), Settings(), Index())
+    assert result.new_text is not None and "- deviceName: n/g\n      name: g49\n" in result.new_text
+    assert [t for t in read if "name: g49" in t], "the edited document must be read again"
+    assert not [t for t in composed if "name: g49" in t], "the edited document was composed"
+
+
+def _corrupt(change: Any) -> Any:
+    real = emit.block
+
+    def block(value: Any, indent: int, style: emit.Style, **kw: Any) -> list[str]:
+        return change(real(value, indent, style, **kw))
+
+    return block
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda lines: [line.replace("name: g49", "name: g48") for line in lines],  # another value
+        lambda lines: [line.replace("name: g7", "name: 7") for line in lines],  # "g7" -> 7, "7": a number
+        lambda lines: [line for line in lines if "name: g30" not in line],  # a key lost
+        lambda lines: lines[:-2],  # the last entry lost (memory: guest)
+        lambda lines: [*lines, lines[-1].replace("1Gi", "2Gi")],  # a key written twice (the last counts)
+        lambda lines: [line.replace("name: g9", "name: g9\n      name: g8") for line in lines],  # in a list entry
+        lambda lines: [line.replace("guest: 1", "guest: 1.0") for line in lines],  # 1 -> 1.0
+        lambda lines: [line.replace("- deviceName", "- &a deviceName") for line in lines],  # an anchor: composed
+        lambda lines: [*lines, "    - extra"],  # does not parse
+    ],
+)
+def test_a_replaced_block_that_does_not_read_back_is_refused(monkeypatch: pytest.MonkeyPatch, change: Any) -> None:
+    monkeypatch.setattr(emit, "block", _corrupt(change))
+    result = upgrade_file("cr.yaml", _payload(50), Settings(), Index())
+    assert result.new_text is None  # the file is left as it is
+    assert "internal.verify" in [f.code for f in result.findings], [str(f) for f in result.findings]

@@ -43,10 +43,15 @@ styles = st.builds(
 )
 
 
+def theirs_first(value: Any, indent: int, style: Style) -> list[str]:
+    return emit.block(value, indent, style, library=True)
+
+
 def _both(value: Any, indent: int, style: Style) -> tuple[list[str] | None, list[list[str]]]:
-    mine = emit._Writer(style).lines(value)
-    if mine is not None and indent:
-        mine = [" " * indent + line for line in mine]
+    mine = emit._Writer(style).lines(value, indent)  # written at `indent`, not padded after
+    unpadded = emit._Writer(style).lines(value)
+    assert mine == (None if unpadded is None else [" " * indent + line for line in unpadded])
+    assert emit.block(value, indent, style) == (mine if mine is not None else theirs_first(value, indent, style))
     theirs = [emit.block(value, indent, style, library=True)]
     if style.unit == 2 and style.offset == 0:
         theirs.append(emit.block(value, indent, style, library=True, c_emitter=False))

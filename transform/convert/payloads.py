@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -182,26 +181,11 @@ def decode(data: Any) -> Decoded:
     )
 
 
-def _no_duplicate_keys(raw: bytes) -> None:
-    """Refuse duplicate keys, as sigs.k8s.io/json's strict decoding does (`raw` is known to parse)."""
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, value in items:
-            if key in out:
-                raise ValueError(f'duplicate field "{key}"')
-            out[key] = value
-        return out
-
-    json.loads(raw, object_pairs_hook=pairs)
-
-
 def _decode_wrapper(data: dict[str, Any]) -> Decoded:
     raw = data["spec"]
     try:
         payload = base64.b64decode(re.sub(r"[\r\n]", "", raw), validate=True)
-        spec = loads_json(payload)
-        _no_duplicate_keys(payload)
+        spec = loads_json(payload, unique_keys=True)  # sigs.k8s.io/json's strict decoding refuses duplicate keys
     except PayloadError as exc:
         raise RevisionError(
             "revision.payload-limit",

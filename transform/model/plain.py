@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from transform.model.limits import MAX_DEPTH
@@ -26,21 +27,53 @@ def get(doc: Any, path: tuple[Any, ...]) -> Any:
 
 def first_unrepresentable(value: Any, max_depth: int | None = None) -> tuple[Any, ...] | None:
     """The path of the first value JSON cannot carry (NaN, infinity) or, with `max_depth`, of the first
-    container nested deeper than that; None when there is none. Iterative: any depth is safe to ask."""
+    container nested deeper than that; None when there is none. Iterative: any depth is safe to ask.
+    Depth first, last entry first; memory grows with the depth only (a list of 300,000 entries is not
+    copied into a stack of paths)."""
 
     limit = MAX_DEPTH if max_depth is None else max_depth
-    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
+    if _bad_float(value):
+        return ()
+    if not isinstance(value, (dict, list)):
+        return None
+    if limit <= 0:
+        return ()
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(_backwards(value), ())]
     while stack:
-        v, path = stack.pop()
-        if isinstance(v, float):
-            if v != v or v in (float("inf"), float("-inf")):
-                return path
-        elif isinstance(v, (dict, list)):
-            if len(path) >= limit:
-                return path
-            items = v.items() if isinstance(v, dict) else enumerate(v)
-            stack.extend((x, (*path, k)) for k, x in items if isinstance(x, (dict, list, float)))
+        entries, path = stack[-1]
+        for k, x in entries:
+            if isinstance(x, float):
+                if _bad_float(x):
+                    return (*path, k)
+            elif isinstance(x, (dict, list)):
+                inner = (*path, k)
+                if len(inner) >= limit:
+                    return inner
+                stack.append((_backwards(x), inner))
+                break
+        else:
+            stack.pop()
     return None
+
+
+def _bad_float(v: Any) -> bool:
+    return isinstance(v, float) and (v != v or v in (float("inf"), float("-inf")))
+
+
+def _backwards(v: dict[Any, Any] | list[Any]) -> Iterator[tuple[Any, Any]]:
+    """A container's (key, value) entries, last first."""
+    if isinstance(v, dict):
+        return reversed(v.items())
+    return zip(range(len(v) - 1, -1, -1), reversed(v), strict=True)
+
+
+def _repeated(keys: Iterator[str]) -> str:
+    seen: set[str] = set()
+    for k in keys:
+        if k in seen:
+            return k
+        seen.add(k)
+    return ""
 
 
 class PayloadError(ValueError):
@@ -51,13 +84,23 @@ def _no_constant(name: str) -> Any:
     raise PayloadError(f"{name} is not a JSON number (Go's encoding/json refuses it)")
 
 
-def loads_json(data: str | bytes) -> Any:
+def loads_json(data: str | bytes, unique_keys: bool = False) -> Any:
     """json.loads for payloads decoded out of a document (base64 wrappers), with the document limits:
-    nesting at most MAX_DEPTH, no NaN or infinity. Raises ValueError (PayloadError for a limit)."""
+    nesting at most MAX_DEPTH, no NaN or infinity. Raises ValueError (PayloadError for a limit);
+    with `unique_keys`, a ValueError for a key written twice in an object, as sigs.k8s.io/json's strict
+    decoding refuses it (after the limits), in the same single reading."""
     import json
 
+    duplicates: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out = dict(items)
+        if len(out) < len(items) and not duplicates:
+            duplicates.append(_repeated(k for k, _ in items))
+        return out
+
     try:
-        value = json.loads(data, parse_constant=_no_constant)
+        value = json.loads(data, parse_constant=_no_constant, object_pairs_hook=pairs if unique_keys else None)
     except RecursionError:
         raise PayloadError(f"nesting deeper than {MAX_DEPTH} levels") from None
     bad = first_unrepresentable(value)
@@ -65,4 +108,6 @@ def loads_json(data: str | bytes) -> Any:
         deep = f"nesting deeper than {MAX_DEPTH} levels"
         what = "not a finite number" if isinstance(get(value, bad), float) else deep
         raise PayloadError(f"{what} at {'.'.join(map(str, bad)) or 'the top'}")
+    if duplicates:
+        raise ValueError(f'duplicate field "{duplicates[0]}"')
     return value

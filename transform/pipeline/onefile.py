@@ -9,7 +9,7 @@ errors. A file with any error is never rewritten; other files are unaffected.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,7 @@ from transform.model.findings import Finding, Severity, error
 from transform.model.settings import Settings
 from transform.pipeline import aliases
 from transform.pipeline.parts import FileResult, Part, Span, finish
-from transform.yamltext import edits, emit, nodepath, textio
+from transform.yamltext import edits, emit, nodepath, readback, textio
 from transform.yamltext import nodes as yamlnodes
 from transform.yamltext.nodes import Node
 
@@ -173,8 +173,10 @@ def upgrade_documents(
     index: Index,
     parsed: dict[tuple[int, int], yamlnodes.Document] | None = None,
     span: Span | None = None,
+    adjust: Callable[[ParsedDoc, Any], Any] | None = None,
 ) -> Part:
-    """Upgrade the candidate documents of a file (of `span`, if given): plan, apply, verify each."""
+    """Upgrade the candidate documents of a file (of `span`, if given): plan, apply, verify each.
+    `adjust(pd, upgraded)`: the value to write instead of each upgraded value (the KRM function's items)."""
     part = Part()
     needles = ("",) if is_kustomization_file(name) else textio.NEEDLES_STR
     for pd in iter_documents(name, source, settings, part.findings, needles, parsed, span):
@@ -184,6 +186,8 @@ def upgrade_documents(
         part.findings += duplicate_keys(pd, settings, locate)
         outcome = upgrade_document(pd.doc.value, settings=settings, index=index, file=name)
         part.findings.extend(locate(f) for f in outcome.findings)
+        if adjust is not None:
+            outcome.value = adjust(pd, outcome.value)
         if outcome.error or not outcome.changes:
             continue
         try:
@@ -290,31 +294,34 @@ def _verify(
             )
         )
         return False
-    try:
-        doc = yamlnodes.parse(body)
-    except yamlnodes.ParseError as exc:
-        findings.append(
-            error(
-                "internal.verify",
-                f"edited document does not parse: {exc.message}; file left unchanged (please report this)",
-                **where,
+    spans = None if body.lstrip().startswith("{") else readback.spans_if_same(body, intended)
+    if spans is not None:  # proven from the parser's events, without a node tree (a big payload: 1.5M nodes)
+        doc = yamlnodes.Document(None, intended, [], body)
+        written = [c.strip() for c in edits.comments_outside(body, 0, len(body), spans)] if "#" in pd.text else []
+    else:  # JSON (read by the json module), or not proven: compose it, and say what is wrong
+        try:
+            parsed = yamlnodes.parse(body)
+        except yamlnodes.ParseError as exc:
+            findings.append(
+                error(
+                    "internal.verify",
+                    f"edited document does not parse: {exc.message}; file left unchanged (please report this)",
+                    **where,
+                )
             )
-        )
-        return False
-    if doc is None or not edits.same(doc.value, intended):
-        findings.append(
-            error(
-                "internal.verify",
-                "edited document does not read back as intended; file left unchanged (please report this)",
-                **where,
+            return False
+        if parsed is None or not edits.same(parsed.value, intended):
+            findings.append(
+                error(
+                    "internal.verify",
+                    "edited document does not read back as intended; file left unchanged (please report this)",
+                    **where,
+                )
             )
-        )
-        return False
-    lost = (
-        Counter(_comments(pd.text, pd.doc.root if pd.doc else None)) - Counter(_comments(body, doc.root))
-        if "#" in pd.text
-        else None
-    )
+            return False
+        doc = parsed
+        written = _comments(body, doc.root) if "#" in pd.text else []
+    lost = Counter(_comments(pd.text, pd.doc.root if pd.doc else None)) - Counter(written) if "#" in pd.text else None
     if lost:
         findings.append(
             error(

@@ -9,7 +9,9 @@ becoming an object) is written anew, in the file's style.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -49,15 +51,27 @@ def apply(text: str, edits: list[Edit]) -> str:
     return "".join(out)
 
 
+_LEAVES = frozenset((str, int, float, bool, type(None)))
+
+
 def same(a: Any, b: Any) -> bool:
     """Equality that tells 1, 1.0 and True apart, as JSON does."""
     if type(a) is not type(b):
         return False
     if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and _same_all(a.values(), (b[k] for k in a))
     if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=False))
+        return len(a) == len(b) and _same_all(a, b)
     return bool(a == b)
+
+
+def _same_all(xs: Any, ys: Any) -> bool:
+    """`same` of each pair, comparing scalars here (most values are: a call each was half the time)."""
+    for x, y in zip(xs, ys, strict=False):
+        t = type(x)
+        if t is not type(y) or not (x == y if t in _LEAVES else same(x, y)):
+            return False
+    return True
 
 
 _COMMENT = re.compile(r"(?:^|(?<=[ \t]))#[^\r\n]*", re.M)
@@ -68,10 +82,18 @@ def comments(text: str, start: int, end: int, nodes: list[Node]) -> list[str]:
     spans = sorted(
         (s.start_mark.index, s.end_mark.index) for n in nodes for s in iter_scalars(n) if s.end_mark.index > start
     )
+    return comments_outside(text, start, end, spans)
+
+
+def comments_outside(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> list[str]:
+    """Comments in text[start:end], skipping `#` inside the (start, end) spans of scalars (sorted)."""
+    starts = [a for a, _ in spans]
+    reach = list(accumulate((b for _, b in spans), max))  # the furthest end of the spans up to each one
     found = []
     for m in _COMMENT.finditer(text, start, end):
         p = m.start()
-        if not any(a <= p < b for a, b in spans):
+        i = bisect_right(starts, p) - 1  # the spans starting at or before p: is p before the end of one?
+        if i < 0 or reach[i] <= p:
             found.append(m.group().rstrip("\r"))
     return found
 

@@ -195,10 +195,9 @@ def block(value: Any, indent: int, style: Style, *, c_emitter: bool = True, libr
     (`c_emitter=False`: never), any other style through ruamel.yaml's Python emitter. `library`: always
     the library (the tests compare both).
     """
-    lines = None if library else _Writer(style).lines(value)
+    lines = None if library else _Writer(style).lines(value, indent)
     if lines is not None:
-        pad = " " * indent
-        return [pad + line for line in lines] if indent else lines
+        return lines
     out = io.StringIO()
     kubectl = c_emitter and CEmitter is not None and style.unit == 2 and style.offset == 0
     dumper = _CDumper(out, style) if kubectl else _PyDumper(out, style)
@@ -229,14 +228,17 @@ class _Writer:
         self.unit = style.unit
         self.offset = style.offset
         self.quote = style.quote
+        self.written: dict[tuple[str, bool], str] = {}  # keys and values repeat (a KRM function's results)
 
-    def lines(self, value: Any) -> list[str] | None:
+    def lines(self, value: Any, indent: int = 0) -> list[str] | None:
+        """The lines, each starting with `indent` spaces (written so: not padded after, a second list of
+        every line of a 300,000-entry payload)."""
         out: list[str] = []
         try:
             if isinstance(value, dict):
-                self.mapping(value, 0, out)
+                self.mapping(value, indent, out)
             else:
-                self.sequence(value, 0, out)
+                self.sequence(value, indent, out)
         except _Fallback:
             return None
         return out
@@ -276,15 +278,24 @@ class _Writer:
 
     def scalar(self, value: Any, key: bool = False) -> str:
         if isinstance(value, str):
-            if not value.isascii() or not value.isprintable() or (key and len(value) > _MAX_KEY):
+            text = self.written.get((value, key))
+            if text is None:
+                text = self.written[value, key] = self._string(value, key)
+            return text
+        return self._other(value)
+
+    def _string(self, value: str, key: bool) -> str:
+        if not value.isascii() or not value.isprintable() or (key and len(value) > _MAX_KEY):
+            raise _Fallback
+        if plain_ok(value):
+            if value.startswith("..."):  # a document marker to the emitters: they quote it
                 raise _Fallback
-            if plain_ok(value):
-                if value.startswith("..."):  # a document marker to the emitters: they quote it
-                    raise _Fallback
-                return value
-            if self.quote == "'":
-                return "'" + value.replace("'", "''") + "'"
-            return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            return value
+        if self.quote == "'":
+            return "'" + value.replace("'", "''") + "'"
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    def _other(self, value: Any) -> str:
         if value is None:
             return "null"
         if value is True or value is False:

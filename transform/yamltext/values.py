@@ -69,6 +69,12 @@ _SCALARS: dict[int, Any] = {
 }
 
 
+def tagged_value(tag: Any, text: str) -> Any:
+    """A scalar's value, as `Builder` makes it, for a tag the resolver gave (one of its shared tag objects):
+    KeyError for another tag, ValueError when go-yaml refuses the text."""
+    return _SCALARS[id(tag)](text)
+
+
 class Builder:
     """One pass over the tree: values, duplicate-key maps noticed, depth limited; anchored nodes built once."""
 
