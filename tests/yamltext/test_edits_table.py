@@ -154,7 +154,19 @@ def test_apply_refuses_overlapping_edits() -> None:
 
 @pytest.mark.parametrize(
     ("a", "b", "same"),
-    [(1, 1, True), (1, 1.0, False), (True, 1, False), ({"a": [1]}, {"a": [1]}, True), ({"a": 1}, {"b": 1}, False)],
+    [
+        (1, 1, True),
+        (1, 1.0, False),
+        (True, 1, False),
+        ({"a": [1]}, {"a": [1]}, True),
+        ({"a": 1}, {"b": 1}, False),
+        ({"a": [{"b": [1, None]}]}, {"a": [{"b": [1, None]}]}, True),
+        ({"a": [{"b": [1, 0]}]}, {"a": [{"b": [1, False]}]}, False),
+        ([[1.0]], [[1]], False),
+        ({"a": 1, "b": "x"}, {"b": "x", "a": 1}, True),
+        ([1, 2], [1, 2, 3], False),
+        (float("nan"), float("nan"), False),
+    ],
 )
 def test_same_tells_json_types_apart(a: Any, b: Any, same: bool) -> None:
     assert edits.same(a, b) is same

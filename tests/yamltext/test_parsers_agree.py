@@ -111,3 +111,16 @@ def test_parser_name_and_choice() -> None:
         nodes.use_parser(previous)
     with pytest.raises(ValueError):
         nodes.use_parser("pyyaml")
+
+
+@pytest.mark.usefixtures("parser")
+@pytest.mark.parametrize("name", FORMS)
+def test_well_formed_is_composing_without_nodes(name: str) -> None:
+    """`well_formed` (libyaml's parser alone, for the KRM function's items) accepts what composes, but aliases."""
+    text = FORMS[name]
+    try:
+        nodes.compose(text)
+        composes = True
+    except nodes.ParseError:
+        composes = False
+    assert nodes.well_formed(text) is (composes and name not in ("anchors", "merge list"))

@@ -1,37 +1,35 @@
 """The KRM function: a ResourceList in, the same ResourceList with upgraded items and `results` out.
 
-The ResourceList is one YAML (or JSON) document whose kind ends in "List", so the engine
-already upgrades its `items` in place as text edits: comments, quoting, key order and every
+The engine upgrades the items in place as text edits: comments, quoting, key order and every
 annotation of the orchestrator (`internal.config.kubernetes.io/*`, legacy
-`config.kubernetes.io/path|index`) stay byte-for-byte. This module only reads the options from
-`functionConfig`, re-locates findings on the items' own files (their path/index annotations),
-checks that no orchestrator annotation moved, and writes the top-level `results` key (replacing
-one that is there) with the same minimal-edit planner. Pure: bytes in, bytes and results out.
+`config.kubernetes.io/path|index`) stay byte-for-byte. A block-style list is cut into its items
+(`krmitems`), each upgraded as one document of a stream, as `fix -` upgrades documents; any other
+(JSON, flow style, aliases) is one document whose kind ends in "List", upgraded whole. This module
+only reads the options from `functionConfig` (`krmconfig`), re-locates findings on the items' own
+files (their path/index annotations), checks that no orchestrator annotation moved, and writes the
+top-level `results` key (replacing one that is there) with the same minimal-edit planner. Pure:
+bytes in, bytes and results out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from transform.model.findings import Finding, Severity, error, info, warning
+from transform.integrations.krmconfig import options
+from transform.model.findings import Finding, Severity, error
 from transform.model.plain import as_map
 from transform.model.settings import Settings
 from transform.report.formats import krm_results
 from transform.yamltext import textio
 
+if TYPE_CHECKING:
+    from transform.integrations.krmitems import Layout
+
 PATH_KEYS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
 INDEX_KEYS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
 RESERVED_PREFIXES = ("internal.config.kubernetes.io/", "config.kubernetes.io/", "config.k8s.io/")
-BOOL_OPTIONS = {
-    "rename": "rename",
-    "strict": "strict",
-    "modernize": "modernize",
-    "modernize-revisions": "modernize_revisions",
-    "drop-server-fields": "drop_server_fields",
-}
-OPTION_KEYS = (*BOOL_OPTIONS, "target-kubevirt", "target-cdi")
 NAME = "<ResourceList>"
 
 
@@ -49,68 +47,6 @@ class Outcome:
     @property
     def failed(self) -> bool:
         return any(r.get("severity", "error") == "error" for r in self.results)
-
-
-# --- options ---------------------------------------------------------------------------------
-
-
-def _bool(value: Any) -> bool | None:
-    if isinstance(value, bool):
-        return value
-    s = str(value).strip().lower()
-    if s in ("true", "yes", "on", "1"):
-        return True
-    if s in ("false", "no", "off", "0", ""):
-        return False
-    return None
-
-
-def options(function_config: Any, base: Settings) -> tuple[Settings, list[Finding]]:
-    """Settings from a ConfigMap's `data` (kpt `key=value` args) or a custom kind's `spec`."""
-    if not isinstance(function_config, dict) or not function_config:
-        return base, []
-    if function_config.get("kind") == "ConfigMap":
-        conf, where = function_config.get("data"), "data"
-    else:
-        conf, where = function_config.get("spec"), "spec"
-    if conf is None:
-        return base, []
-    if not isinstance(conf, dict):
-        return base, [error("krm.config", f"functionConfig.{where} must be a mapping", ("functionConfig", where))]
-    found: list[Finding] = []
-    values: dict[str, Any] = {}
-    for key, value in conf.items():
-        path = ("functionConfig", where, key)
-        if key in BOOL_OPTIONS:
-            b = _bool(value)
-            if b is None:
-                found.append(error("krm.config", f'{key}: expected "true" or "false", got {value!r}', path))
-            else:
-                values[BOOL_OPTIONS[key]] = b
-        elif key == "target-kubevirt":
-            # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
-            from transform.kubevirt import releases
-
-            try:
-                values["target"], note = releases.parse_target(str(value))
-            except ValueError as exc:
-                found.append(error("krm.config", f"{key}: {exc}", path))
-            else:
-                if note:
-                    found.append(info("krm.config", note, path))
-        elif key == "target-cdi":
-            # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
-            from transform.kubevirt import apis
-
-            try:
-                values["target_cdi"] = apis.parse_cdi(str(value))
-            except ValueError as exc:
-                found.append(error("krm.config", f"{key}: {exc}", path))
-        else:
-            found.append(
-                warning("krm.config", f"unknown option {key!r} ignored (known: {', '.join(OPTION_KEYS)})", path)
-            )
-    return replace(base, **values), found
 
 
 # --- the ResourceList -----------------------------------------------------------------------
@@ -181,20 +117,33 @@ def _resource(item: Any) -> dict[str, Any]:
     }
 
 
+Where = tuple[str, "int | None", dict[str, Any]]  # an item's file, its index there, its resourceRef
+
+
+def _where(item: Any) -> Where:
+    path, index = item_file(item)
+    return path, index, _resource(item)
+
+
 def relocate(f: Finding, items: list[Any]) -> Finding:
     """A finding on `items[i].<path>` of the ResourceList -> on `<path>` of the item's own file."""
     if len(f.path) >= 2 and f.path[0] == "items" and isinstance(f.path[1], int) and f.path[1] < len(items):
-        item = items[f.path[1]]
-        path, index = item_file(item)
-        return f.at(
-            file=path,
-            doc=index if index is not None else (0 if path else None),
-            line=0,
-            column=0,
-            path=f.path[2:],
-            extra={**f.extra, **_resource(item)},
-        )
-    return f.at(file="", line=0, column=0, doc=None)
+        return _at(f.at(path=f.path[2:]), _where(items[f.path[1]]))
+    return _at(f, None)
+
+
+def _at(f: Finding, where: Where | None) -> Finding:
+    """A finding on an item (`where`) -> on the item's own file; on the ResourceList -> on no file."""
+    if where is None:
+        return f.at(file="", line=0, column=0, doc=None)
+    path, index, resource = where
+    return f.at(
+        file=path,
+        doc=index if index is not None else (0 if path else None),
+        line=0,
+        column=0,
+        extra={**f.extra, **resource},
+    )
 
 
 # --- results -----------------------------------------------------------------------------------
@@ -241,10 +190,12 @@ def _with_results(
     results: list[dict[str, Any]],
     drop_ids: AbstractSet[int] = frozenset(),
     parsed: Any = None,
+    style: Any = None,
 ) -> tuple[str, Any]:
     """`text` with the top-level `results` set to `results` (removed when empty), and the id
     annotations of the items `drop_ids` removed, as minimal edits, and the value it must read back as
-    (None: `text` unchanged). `parsed`: the ResourceList document of `text`, when the caller has it."""
+    (None: `text` unchanged). `parsed`: the ResourceList document of `text`, when the caller has it;
+    `style`: the style to write in (by default, the one `text` shows)."""
     # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
     from transform.yamltext import edits, emit
     from transform.yamltext import nodes as yamlnodes
@@ -262,7 +213,7 @@ def _with_results(
         new["items"] = [_without_ids(it) if i in drop_ids else it for i, it in enumerate(_items(new))]
     if edits.same(new, doc.value):
         return text, None
-    style = emit.detect_style(body, doc.root, source.newline)
+    style = style or emit.detect_style(body, doc.root, source.newline)
     out = edits.apply(body, edits.plan(body, doc.root, doc.value, new, style))
     return text[: chunk.start] + out + text[chunk.end :], new
 
@@ -283,19 +234,115 @@ def _check(text: str, expected: Any) -> None:
 
 
 def process(data: bytes, base: Settings | None = None) -> Outcome:
-    """The ResourceList is parsed once for the index and the upgrade, once upgraded (that parse is
-    kept for the `results` edit) and once after `results` is written (tests/pipeline/test_scale.py);
-    one node tree is alive at a time."""
+    """Items are upgraded one at a time, as the documents of a stream (`krmitems`): each is parsed once
+    and the list never whole (tests/pipeline/test_scale.py). A list that cannot be cut into its items
+    (JSON, flow style, aliases, an item that does not read alone) is read whole (`_whole`)."""
     # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
-    from transform.pipeline import onefile as engine
-    from transform.pipeline.batch import Item, build_index
-    from transform.yamltext import nodes as yamlnodes
+    from transform.integrations import krmitems
 
     base = base or Settings()
     try:
         source = textio.decode(data)
     except textio.ReadError as exc:
         raise KrmError(str(exc)) from None
+    lay = krmitems.layout(source.text, source.newline)
+    out = _by_items(source, data, base, lay) if lay is not None else None
+    return out if out is not None else _whole(source, data, base)
+
+
+# what only reading the list whole can tell (an item that does not parse, or holds NaN, alone)
+_UNREAD = ("input.yaml", "input.number", "input.too-large")
+
+
+def _by_items(source: textio.Source, data: bytes, base: Settings, lay: Layout) -> Outcome | None:
+    """The ResourceList upgraded item by item (see `krmitems`), or None: read it whole."""
+    # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
+    from transform.integrations import krmitems
+    from transform.pipeline import onefile as engine
+    from transform.pipeline.batch import Item, build_index
+    from transform.pipeline.parts import FileResult, Span, finish
+    from transform.yamltext import nodes as yamlnodes
+
+    top = krmitems.skeleton(lay)
+    if top is None or not all(map(yamlnodes.well_formed, krmitems.others(lay))):
+        return None  # (the engine parses the candidates: `_UNREAD`)
+    settings, found = options(top.value.get("functionConfig"), base)
+    text, upgraded = source.text, 0
+    if not any(f.severity is Severity.ERROR for f in found):
+        settings = replace(settings, max_document_bytes=max(settings.max_document_bytes, len(data)))
+        spaced = textio.Source(lay.spaced, source.bom, source.newline)
+        span = Span(lay.spans, 0, len(lay.spans), 0, textio.count_lines(lay.spaced, 0, lay.seq[0]))
+        item = Item(NAME, data)
+        index = build_index([item], settings, reader=lambda _wanted: krmitems.index(item, settings, spaced, span))
+        seen: dict[int, tuple[Where, Where]] = {}
+        moved: list[str] = []
+
+        def adjust(pd: engine.ParsedDoc, new: Any) -> Any:
+            old = pd.doc.value if pd.doc is not None else None
+            where = _where(old)
+            seen[pd.index] = (where, where if new is old else _where(new))
+            if new is not old and _reserved(old) != _reserved(new):
+                moved.append(f"items[{pd.index}]")
+            elif new is not old and any(k in _annotations(old) for k in ID_KEYS) and reshaped(old, new):
+                return _without_ids(new)
+            return new
+
+        part = engine.upgrade_documents(NAME, spaced, settings, index, item.parsed, span, adjust)
+        del item
+        pieces = [(a, b, krmitems.restore(lay, body)) for a, b, body in part.pieces]
+        if any(f.code in _UNREAD for f in part.findings) or any(body is None for _, _, body in pieces):
+            return None
+        part.pieces = [(a, b, body) for a, b, body in pieces if body is not None]
+        krmitems.as_one_document(part)
+        result = finish(FileResult(NAME, source), [part], settings)
+        after = result.changed and not result.failed
+        if after and moved:
+            found.append(_moved(moved[0]))
+            after = False
+        elif after and result.new_text is not None:
+            text, upgraded = result.new_text, result.upgraded
+        found += [_at(f, seen[f.doc][after] if f.doc in seen else None) for f in result.findings]
+    outcome = _results(found, settings, upgraded)
+    style = krmitems.style(lay, top, source.newline)
+    try:
+        skeleton, expected = _with_results(source, lay.skeleton, outcome.results, parsed=top, style=style)
+        if expected is not None:
+            ok = krmitems.reads_back(skeleton, expected, source.newline)
+            if ok is None:
+                _check(skeleton, expected)
+            elif not ok:
+                return None
+            spliced = krmitems.splice(lay, skeleton, text)
+            if spliced is None:
+                return None
+            text = spliced
+    except KrmError:
+        return None
+    outcome.data = source.encode(text)
+    return outcome
+
+
+def _moved(where: str) -> Finding:
+    msg = f"an orchestrator annotation would change ({where}); ResourceList left unchanged (please report this)"
+    return error("internal.krm", msg)
+
+
+def _results(found: list[Finding], settings: Settings, upgraded: int) -> Outcome:
+    if settings.strict:
+        found = [f.at(severity=Severity.ERROR) if f.severity is Severity.WARNING else f for f in found]
+    outcome = Outcome(b"", found, upgraded=upgraded)
+    outcome.results = krm_results(found)  # the report layer builds every KRM result
+    return outcome
+
+
+def _whole(source: textio.Source, data: bytes, base: Settings) -> Outcome:
+    """The ResourceList read as one document: parsed once for the index and the upgrade, once upgraded
+    (that parse is kept for the `results` edit) and once after `results` is written."""
+    # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
+    from transform.pipeline import onefile as engine
+    from transform.pipeline.batch import Item, build_index
+    from transform.yamltext import nodes as yamlnodes
+
     chunk, current = _document(source)  # `current`: the parsed document of `text`, while there is one
     items_before = _items(current.value)
     settings, found = options(current.value.get("functionConfig"), base)
@@ -319,22 +366,13 @@ def process(data: bytes, base: Settings | None = None) -> Outcome:
             moved = _moved_annotations(items_before, items_after)
             if moved:
                 items_after = items_before
-                found.append(
-                    error(
-                        "internal.krm",
-                        f"an orchestrator annotation would change ({moved}); "
-                        "ResourceList left unchanged (please report this)",
-                    )
-                )
+                found.append(_moved(moved))
             else:
                 text, upgraded, current = result.new_text, result.upgraded, after
                 drop_ids = {i for i, (a, b) in enumerate(zip(items_before, items_after, strict=True)) if reshaped(a, b)}
             del after
         found += [relocate(f, items_after) for f in result.findings]
-    if settings.strict:
-        found = [f.at(severity=Severity.ERROR) if f.severity is Severity.WARNING else f for f in found]
-    outcome = Outcome(b"", found, upgraded=upgraded)
-    outcome.results = krm_results(found)  # the report layer builds every KRM result
+    outcome = _results(found, settings, upgraded)
     text, expected = _with_results(source, text, outcome.results, drop_ids, current)
     current = None
     if expected is not None:

@@ -9,7 +9,7 @@ errors. A file with any error is never rewritten; other files are unaffected.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -173,8 +173,10 @@ def upgrade_documents(
     index: Index,
     parsed: dict[tuple[int, int], yamlnodes.Document] | None = None,
     span: Span | None = None,
+    adjust: Callable[[ParsedDoc, Any], Any] | None = None,
 ) -> Part:
-    """Upgrade the candidate documents of a file (of `span`, if given): plan, apply, verify each."""
+    """Upgrade the candidate documents of a file (of `span`, if given): plan, apply, verify each.
+    `adjust(pd, upgraded)`: the value to write instead of each upgraded value (the KRM function's items)."""
     part = Part()
     needles = ("",) if is_kustomization_file(name) else textio.NEEDLES_STR
     for pd in iter_documents(name, source, settings, part.findings, needles, parsed, span):
@@ -184,6 +186,8 @@ def upgrade_documents(
         part.findings += duplicate_keys(pd, settings, locate)
         outcome = upgrade_document(pd.doc.value, settings=settings, index=index, file=name)
         part.findings.extend(locate(f) for f in outcome.findings)
+        if adjust is not None:
+            outcome.value = adjust(pd, outcome.value)
         if outcome.error or not outcome.changes:
             continue
         try:

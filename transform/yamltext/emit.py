@@ -228,6 +228,7 @@ class _Writer:
         self.unit = style.unit
         self.offset = style.offset
         self.quote = style.quote
+        self.written: dict[tuple[str, bool], str] = {}  # keys and values repeat (a KRM function's results)
 
     def lines(self, value: Any, indent: int = 0) -> list[str] | None:
         """The lines, each starting with `indent` spaces (written so: not padded after, a second list of
@@ -277,15 +278,24 @@ class _Writer:
 
     def scalar(self, value: Any, key: bool = False) -> str:
         if isinstance(value, str):
-            if not value.isascii() or not value.isprintable() or (key and len(value) > _MAX_KEY):
+            text = self.written.get((value, key))
+            if text is None:
+                text = self.written[value, key] = self._string(value, key)
+            return text
+        return self._other(value)
+
+    def _string(self, value: str, key: bool) -> str:
+        if not value.isascii() or not value.isprintable() or (key and len(value) > _MAX_KEY):
+            raise _Fallback
+        if plain_ok(value):
+            if value.startswith("..."):  # a document marker to the emitters: they quote it
                 raise _Fallback
-            if plain_ok(value):
-                if value.startswith("..."):  # a document marker to the emitters: they quote it
-                    raise _Fallback
-                return value
-            if self.quote == "'":
-                return "'" + value.replace("'", "''") + "'"
-            return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            return value
+        if self.quote == "'":
+            return "'" + value.replace("'", "''") + "'"
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    def _other(self, value: Any) -> str:
         if value is None:
             return "null"
         if value is True or value is False:

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import AliasEvent
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from transform.yamltext import resolver, values
@@ -44,6 +45,7 @@ __all__ = [
     "SequenceNode",
     "compose",
     "parse",
+    "well_formed",
 ]
 
 PARSER_ENV = "INSTANCETYPE_UPGRADE_YAML_PARSER"  # "pure" forces ruamel's pure-Python parser
@@ -168,6 +170,27 @@ def read_scalar(text: str) -> Any:
     if root is None or not isinstance(root, ScalarNode):
         raise ParseError("not a single scalar")
     return values.to_value(root)[0]
+
+
+def well_formed(text: str) -> bool:
+    """Whether `text` reads as YAML within the nesting limit, without an alias, building no node: libyaml's
+    parser alone (a few milliseconds a megabyte); the events are looked at only when there may be an alias."""
+    loader = None
+    try:
+        _check_depth(text)
+        loader = _loader(text)
+        if "*" not in text and hasattr(loader, "raw_parse"):
+            loader.raw_parse()
+            return True
+        while loader.check_event():
+            if isinstance(loader.get_event(), AliasEvent):
+                return False
+    except (ParseError, YAMLError):
+        return False
+    finally:
+        if loader is not None:
+            _dispose(loader)
+    return True
 
 
 def _compose(text: str) -> Node | None:
