@@ -1,3 +1,3 @@
-from transform.cli.main import main
+from transform.cli.main import entry
 
-raise SystemExit(main())
+entry()

@@ -222,3 +222,28 @@ def test_exit_zero_even_if_changed(tree: pathlib.Path) -> None:
     assert (tree / "a" / "old.yaml").read_text() == NEW
     (tree / "bad.yaml").write_text(BAD)
     assert cli("fix", "--exit-zero-even-if-changed", str(tree)).returncode == 3
+
+
+EXIT_PROBE = """
+import atexit, runpy, sys
+
+class Kept:
+    def __del__(self):
+        print("torn down", file=sys.stderr)
+
+kept = Kept()  # freed only when the interpreter tears its modules down
+atexit.register(lambda: print("exit handlers ran", file=sys.stderr))
+sys.argv = ["transform", *sys.argv[1:]]
+runpy.run_module("transform", run_name="__main__")
+"""
+
+
+def test_the_process_ends_without_tearing_the_interpreter_down(tree: pathlib.Path) -> None:
+    """`python -m transform` ends once the run is done and its exit handlers ran, without freeing every
+    module and object one by one (8% of a pre-commit run's instructions). Observed, not timed; the exit
+    code, the report and the written file are those of `main`."""
+    probe = [sys.executable, "-c", EXIT_PROBE, "fix", str(tree / "a" / "old.yaml")]
+    done = subprocess.run(probe, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 1 and (tree / "a" / "old.yaml").read_text() == NEW, done.stderr  # 1: rewritten
+    assert "Rewriting" in done.stderr and "exit handlers ran" in done.stderr
+    assert "torn down" not in done.stderr

@@ -4,6 +4,7 @@ quoted-looking `yes` plain would be caught, and the file left as it was."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 
 from transform.convert.index import Index
 from transform.model.settings import Settings
+from transform.pipeline import onefile
 from transform.pipeline.onefile import upgrade_file
 from transform.yamltext import emit, nodes
 
@@ -160,5 +162,38 @@ def _corrupt(change: Any) -> Any:
 def test_a_replaced_block_that_does_not_read_back_is_refused(monkeypatch: pytest.MonkeyPatch, change: Any) -> None:
     monkeypatch.setattr(emit, "block", _corrupt(change))
     result = upgrade_file("cr.yaml", _payload(50), Settings(), Index())
+    assert result.new_text is None  # the file is left as it is
+    assert "internal.verify" in [f.code for f in result.findings], [str(f) for f in result.findings]
+
+
+def _json_payload(n: int) -> bytes:
+    parsed = nodes.parse(_payload(n).decode())
+    assert parsed is not None
+    return json.dumps(parsed.value, indent=2).encode()
+
+
+def test_a_large_json_document_is_read_back_from_events(monkeypatch: pytest.MonkeyPatch) -> None:
+    # json.loads of the written document was a plain copy of it: 200 MB for a 24 MB payload
+    data = _json_payload(25_000)
+    loaded: list[str] = []
+    real = nodes.parse
+    monkeypatch.setattr(nodes, "parse", lambda text: loaded.append(text) or real(text))
+    read = _parsed_texts(monkeypatch)
+    result = upgrade_file("cr.json", data, Settings(), Index())
+    assert result.new_text is not None and len(result.new_text) > onefile._JSON_READ_WHOLE
+    assert [t for t in read if '"name": "g24999"' in t], "the edited document must be read again"
+    assert not [t for t in loaded if "v1beta1" in t], "the edited document was loaded whole"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [('"g24999"', '"g24998"'), ('"guest": 1,', '"guest": 1.0,'), ('"deviceName": "n/g",\n', "")],
+)
+def test_a_large_json_document_that_does_not_read_back_is_refused(
+    monkeypatch: pytest.MonkeyPatch, old: str, new: str
+) -> None:
+    real = emit.flow
+    monkeypatch.setattr(emit, "flow", lambda *a, **kw: real(*a, **kw).replace(old, new))
+    result = upgrade_file("cr.json", _json_payload(25_000), Settings(), Index())
     assert result.new_text is None  # the file is left as it is
     assert "internal.verify" in [f.code for f in result.findings], [str(f) for f in result.findings]

@@ -4,7 +4,9 @@ done by cli/driver.py. backup, scan and krm live in their own modules, imported 
 
 from __future__ import annotations
 
+import atexit
 import gc
+import os
 import sys
 from typing import Any
 
@@ -153,6 +155,23 @@ def validate(paths: tuple[str, ...], **kw: Any) -> None:
 # run keeps the young collections (700 allocations, x10) and never a full one; workers forked
 # from this process inherit it.
 NO_FULL_COLLECTIONS = 1 << 30
+
+
+def entry() -> None:
+    """The process's entry point (`python -m transform`, the console script): `main`, then the exit
+    handlers, and the process ends without tearing the interpreter down. Freeing every module and
+    object one by one was 8% of the instructions of a pre-commit run on one relevant file (40M of 521M,
+    valgrind) and 49M after the 2 MB export (about 5 ms, serial, after the workers of `-j` are done);
+    every file is closed by then, and the worker threads joined.
+    Where flushing the output fails (a closed pipe), the interpreter's exit reports it, as before."""
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        sys.exit(code)
+    atexit._run_exitfuncs()  # what the interpreter's exit would run first (none of ours)
+    os._exit(code)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -269,6 +269,11 @@ def locator(name: str, pd: ParsedDoc, line0: int) -> Any:
     return locate
 
 
+# A JSON document smaller than this is read back whole by the json module (faster than the parser's
+# events); a larger one from the events, as YAML is: its plain copy was 200 MB for a 24 MB payload
+_JSON_READ_WHOLE = 1 << 20
+
+
 def _verify(
     name: str,
     pd: ParsedDoc,
@@ -294,7 +299,8 @@ def _verify(
             )
         )
         return False
-    spans = None if body.lstrip().startswith("{") else readback.spans_if_same(body, intended)
+    small_json = len(body) < _JSON_READ_WHOLE and body.lstrip().startswith("{")  # json.loads: faster, small
+    spans = None if small_json else readback.spans_if_same(body, intended)
     if spans is not None:  # proven from the parser's events, without a node tree (a big payload: 1.5M nodes)
         doc = yamlnodes.Document(None, intended, [], body)
         written = [c.strip() for c in edits.comments_outside(body, 0, len(body), spans)] if "#" in pd.text else []
