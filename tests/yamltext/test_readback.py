@@ -165,6 +165,22 @@ def test_hash_signs_in_scalars_are_not_comments() -> None:
     assert root is not None
     assert found == edits.comments(text, 0, len(text), [root])
     assert "# a line" in found and not [c for c in found if "block scalar" in c]
+    assert "# real" in found  # after a `#` inside a quoted scalar on the same line
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a: 'x # y'  # real\n", ["# real"]),
+        ('a: "#" # one\nb: c # two\n', ["# one", "# two"]),
+        ("a: [x#y, 'p # q'] # end\n", ["# end"]),
+        ("a: 'x # y'\n", []),
+    ],
+)
+def test_a_comment_after_a_hash_in_a_scalar_is_found(text: str, expected: list[str]) -> None:
+    root = nodes.compose(text)
+    assert root is not None
+    assert edits.comments(text, 0, len(text), [root]) == expected
 
 
 def test_comments_outside_overlapping_spans() -> None:

@@ -90,11 +90,15 @@ def comments_outside(text: str, start: int, end: int, spans: list[tuple[int, int
     starts = [a for a, _ in spans]
     reach = list(accumulate((b for _, b in spans), max))  # the furthest end of the spans up to each one
     found = []
-    for m in _COMMENT.finditer(text, start, end):
+    pos = start
+    while (m := _COMMENT.search(text, pos, end)) is not None:
         p = m.start()
         i = bisect_right(starts, p) - 1  # the spans starting at or before p: is p before the end of one?
         if i < 0 or reach[i] <= p:
             found.append(m.group().rstrip("\r"))
+            pos = m.end()
+        else:  # a `#` inside a scalar: a real comment may follow it on the same line (`a: 'x # y' # c`)
+            pos = reach[i]
     return found
 
 
