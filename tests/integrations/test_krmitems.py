@@ -3,6 +3,7 @@ results and findings as reading it whole, and read whole wherever the cut is not
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 import yaml
 
 from transform.integrations import krm, krmitems
+from transform.yamltext import nodes
 
 from .test_krm import RL_YAML
 
@@ -68,7 +70,7 @@ WHOLE = {
     "flow-items": HEAD
     + "items: ["
     + "{apiVersion: instancetype.kubevirt.io/v1alpha1, kind: VirtualMachineInstancetype}]\n",
-    "an-alias-across-items": HEAD + _items(CM.replace("data:", "data: &d"), IT.format(n="a") + "extra: *d\n"),
+    "an-alias-across-items": HEAD + _items(CM.replace("\ndata:", "\ndata: &d"), IT.format(n="a") + "extra: *d\n"),
     "a-fake-item-in-a-string": HEAD
     + 'items:\n- apiVersion: v1\n  kind: ConfigMap\n  data:\n    a: "x\n'
     + _items(IT.format(n="a")).removeprefix("items:\n")
@@ -77,6 +79,16 @@ WHOLE = {
     "a-directive": "%YAML 1.1\n---\n" + HEAD + _items(IT.format(n="a")),
     "tab-indented": HEAD + _items(IT.format(n="a")) + "\t# tab\n",
 }
+
+
+@pytest.fixture(params=["libyaml", "pure"])
+def parser(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Both parsers cut and read alike (`nodes.well_formed` reads events with the pure one)."""
+    if request.param not in nodes._LOADERS:  # pragma: no cover - no ruamel.yaml.clib wheel
+        pytest.skip("ruamel.yaml.clib is not installed")
+    previous = nodes.use_parser(request.param)
+    yield request.param
+    nodes.use_parser(previous)
 
 
 def _whole(monkeypatch: pytest.MonkeyPatch, data: bytes) -> krm.Outcome:
@@ -92,6 +104,7 @@ def _same(a: krm.Outcome, b: krm.Outcome) -> None:
     assert a.upgraded == b.upgraded
 
 
+@pytest.mark.usefixtures("parser")
 @pytest.mark.parametrize("name", CASES)
 def test_item_by_item_reads_as_the_whole_list(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     text = CASES[name]
@@ -113,6 +126,7 @@ def test_cases_exercise_upgrades_errors_and_removed_ids() -> None:
     assert outs["revision-and-vm"].data.count(b"v1beta1") >= 2
 
 
+@pytest.mark.usefixtures("parser")
 @pytest.mark.parametrize("name", WHOLE)
 def test_whatever_cannot_be_cut_is_read_whole(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     data = WHOLE[name].encode()

@@ -98,10 +98,12 @@ def item_file(item: Any) -> tuple[str, int | None]:
     path = next((str(ann[k]) for k in PATH_KEYS if ann.get(k) not in (None, "")), "")
     index: int | None = None
     for k in INDEX_KEYS:
+        if k not in ann:  # (most items lack one spelling: no exception for it)
+            continue
         try:
             index = int(str(ann[k]))
             break
-        except (KeyError, ValueError):
+        except ValueError:
             continue
     return path, index
 
