@@ -12,6 +12,7 @@ import json
 import os
 import pathlib
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -167,6 +168,35 @@ def test_a_worker_failure_is_raised_in_the_parent_and_no_worker_is_left() -> Non
     assert list(forkpool.imap(_square, tasks, 2)) == [n * n for n in tasks]
     with pytest.raises(ChildProcessError):
         os.wait()  # every worker was reaped
+
+
+def test_a_worker_with_no_task_left_exits_before_the_last_result_is_read() -> None:
+    """A worker's pipe ends as soon as no task is left for it: it exits while the parent still reads
+    results, instead of when the parent is done and then waits for each exit in turn (issue 14).
+    Structural: when the last result arrives, every worker has exited or will without the parent (a
+    wait for it returns; the alarm only turns a hang into a failure)."""
+    results = forkpool.imap(_pid, list(range(6)), 2)
+    pids = [next(results) for _ in range(6)]
+    assert len(set(pids)) == 2
+    previous = signal.signal(signal.SIGALRM, _hung)
+    signal.alarm(60)
+    try:
+        for pid in set(pids):
+            os.waitpid(pid, 0)  # before the generator ends: its pipes are still open
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert list(results) == []
+    with pytest.raises(ChildProcessError):
+        os.wait()
+
+
+def _pid(n: int) -> int:
+    return os.getpid()
+
+
+def _hung(signum: int, frame: object) -> None:
+    raise AssertionError("a worker with no task left did not exit")
 
 
 def _fails_at_three(n: int) -> int:

@@ -54,9 +54,8 @@ def imap(
             gc.unfreeze()
         todo = iter(range(len(tasks)))
         for w in pool:
-            for i in (next(todo, None) for _ in range(AHEAD)):
-                if i is not None:
-                    w.send(i)
+            for _ in range(AHEAD):
+                w.send(next(todo, None))
         if meanwhile is not None:
             meanwhile()
         done: dict[int, R] = {}
@@ -73,13 +72,13 @@ def imap(
                 if w.results in ready:
                     i, value = w.receive()
                     done[i] = value
-                    nxt = next(todo, None)
-                    if nxt is not None:
-                        w.send(nxt)
+                    w.send(next(todo, None))
         finished = True
     finally:
         for w in pool:
-            w.stop(kill=not finished)
+            w.close(kill=not finished)
+        for w in pool:  # closed first, all of them: the workers end together
+            w.reap()
 
 
 class _Worker:
@@ -94,16 +93,28 @@ class _Worker:
         parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # the worker
-            for fd in [task_w, result_r] + [fd for o in others for fd in (o.tasks, o.results)]:
+            for fd in [task_w, result_r] + [fd for o in others for fd in (o.tasks, o.results) if fd >= 0]:
                 os.close(fd)
             _serve(fn, tasks, task_r, result_w, parent)
         os.close(task_r)
         os.close(result_w)
         return cls(pid, task_w, result_r)
 
-    def send(self, index: int) -> None:
+    def send(self, index: int | None) -> None:
+        """Hand the worker a task; None: there is none left, its pipe ends. It exits once it has answered
+        the tasks it holds, while the parent still reads their results and the other workers' (a worker
+        left waiting for more would end only when the parent is done, and the parent then waits for its
+        exit: about 1.5 ms per worker, after every pass)."""
+        if index is None:
+            self._end_tasks()
+            return
         os.write(self.tasks, _INDEX.pack(index))
         self.busy += 1
+
+    def _end_tasks(self) -> None:
+        if self.tasks >= 0:
+            fd, self.tasks = self.tasks, -1
+            os.close(fd)
 
     def receive(self) -> tuple[int, Any]:
         head = _read(self.results, _LENGTH.size)
@@ -116,18 +127,20 @@ class _Worker:
             raise exc from WorkerError(f"in worker process {self.pid}:\n{where}")
         return index, value
 
-    def stop(self, kill: bool) -> None:
-        """End of its pipe: the worker exits (`kill`: at once, when the run failed or was stopped)."""
+    def close(self, kill: bool) -> None:
+        """End of its pipes: the worker exits (`kill`: at once, when the run failed or was stopped)."""
         if kill:
             try:
                 os.kill(self.pid, signal.SIGKILL)
             except OSError:
                 pass
-        for fd in (self.tasks, self.results):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        self._end_tasks()
+        try:
+            os.close(self.results)
+        except OSError:
+            pass
+
+    def reap(self) -> None:
         try:
             os.waitpid(self.pid, 0)
         except ChildProcessError:
