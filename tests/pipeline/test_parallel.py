@@ -94,6 +94,36 @@ def test_a_file_shared_among_workers_gives_the_same_results(settings: Settings) 
     assert shared == serial and shared_failed == failed
 
 
+@pytest.mark.usefixtures("every_document_a_share")
+def test_two_processes_are_the_parent_and_one_worker_forked_per_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`-j 2`: the parent takes shares too, so each pass forks one worker (it forked two: each one's
+    start-up and copied pages, and its results pickled back); both do some of the work, and the
+    results are those of one process. Counted, not timed."""
+    forks: list[int] = []
+    done_here: list[int] = []
+    real_fork, real_task = os.fork, parallel._upgrade_task
+
+    def fork() -> int:
+        pid = real_fork()
+        if pid:
+            forks.append(pid)
+        return pid
+
+    def task(shares: list[parallel.Share]) -> list[parts.FileResult | parts.Part]:
+        done_here.append(os.getpid())  # in a worker: its own copy, never seen here
+        return real_task(shares)
+
+    monkeypatch.setattr(os, "fork", fork)
+    monkeypatch.setattr(parallel, "_upgrade_task", task)
+    items = [batch.Item("all.yaml", _text().encode())]
+    shared = _results(items, Settings(), 2)
+    assert len(forks) == 2  # the index pass's worker, the upgrade pass's
+    assert done_here and set(done_here) == {os.getpid()}
+    p = parallel.plan([batch.Item("all.yaml", _text().encode())], Settings(), 2)
+    assert 0 < len(done_here) < len(p.tasks)  # the worker did the others
+    assert shared[:2] == _results([batch.Item("all.yaml", _text().encode())], Settings(), 1)[:2]
+
+
 def test_any_cut_of_a_file_gives_the_same_result() -> None:
     """The merge in process, no worker: the file's documents in two parts, cut before each chunk."""
     settings = Settings(rename=True)

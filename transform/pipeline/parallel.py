@@ -2,17 +2,17 @@
 
 A run is cut into shares: whole files, and runs of consecutive documents of a large file (documents
 are found at the byte level, `textio.split_documents`, so cutting parses nothing). The index pass,
-then the upgrade pass, map over the shares in forked workers: a worker starts with the parent's
-modules, inputs, settings and (for the upgrade) the index; a task names its shares by position, and
-only what a share produced comes back (plain values for the index; findings and the new text of
-changed documents for the upgrade). Results are merged in input order, so the output bytes, the
-findings and their order, and the exit code are those of one process. Where the platform cannot
-fork, one process does the work (a spawned worker would import everything again).
+then the upgrade pass, map over the shares in `jobs` processes: the parent and `jobs - 1` forked
+workers. A worker starts with the parent's modules, inputs, settings and (for the upgrade) the
+index; a task names its shares by position, and only what a share produced comes back (plain values
+for the index; findings and the new text of changed documents for the upgrade). Results are merged
+in input order, so the output bytes, the findings and their order, and the exit code are those of one
+process. Where the platform cannot fork, one process does the work (a spawned worker would import
+everything again).
 """
 
 from __future__ import annotations
 
-import itertools
 import os
 import pickle
 import time
@@ -63,7 +63,7 @@ class Plan:
     tasks: list[list[Share]] = field(default_factory=list)  # both passes' tasks (the index's: some left out)
     spans: dict[Share, Span] = field(default_factory=dict)  # a split file's shares
     # the documents each share's index worker parsed that its upgrade worker reads too (`batch.Kept`,
-    # pickled: the parent only holds them), within KEEP_PARSED_BYTES in all, shared by bytes
+    # pickled; each freed once its share is upgraded), within KEEP_PARSED_BYTES in all, shared by bytes
     kept: dict[Share, bytes] = field(default_factory=dict)
     index: Index | None = None
     preloaded: bool = False
@@ -248,18 +248,19 @@ def _map(
     tasks: list[list[Share]],
     meanwhile: Callable[[], object] | None = None,
 ) -> Iterator[tuple[Share, Any]]:
-    """(share, fn's result for it) for every share, in order, computed by `p.jobs` forked workers
-    (`meanwhile`: the parent's work while they start, `forkpool.imap`)."""
+    """(share, fn's result for it) for every share, in order, computed by `p.jobs` processes: this
+    one and `p.jobs - 1` forked workers (`meanwhile`: the parent's work while they start, before it
+    takes tasks of its own, `forkpool.imap`)."""
     if not tasks:
         return
     global _PLAN
     _PLAN = p
     try:
-        results = forkpool.imap(fn, tasks, p.jobs, meanwhile)
-        first = next(results)  # the workers are forked by now
-        if p.index is not None:
-            p.kept = {}  # the upgrade workers have their copies: free the parent's
-        for task, out in zip(tasks, itertools.chain([first], results), strict=True):
+        results = forkpool.imap(fn, tasks, p.jobs, meanwhile, caller_works=True)
+        for task, out in zip(tasks, results, strict=True):
+            for share in task:
+                if p.index is not None:
+                    p.kept.pop(share, None)  # upgraded: the parent's copy is no longer needed
             yield from zip(task, out, strict=True)
     finally:
         _PLAN = None
