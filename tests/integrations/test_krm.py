@@ -369,3 +369,23 @@ def test_reshaped_items_lose_only_their_ids() -> None:
     assert krm.reshaped({"data": {"spec": "eyJ9"}}, {"data": {"spec": {"cpu": {}}}})
     assert not krm.reshaped({"apiVersion": "a"}, {"apiVersion": "b"})
     assert not krm.reshaped({"a": None}, {"a": {}})
+
+
+def test_json_resource_list_that_yaml_cannot_read_is_an_error_not_an_internal_one() -> None:
+    """`"key"\\r:` is JSON whitespace that libyaml refuses (an implicit key spans no line break): the
+    results could not be written into the list, which exited 123 (found by the fuzz run)."""
+    item = {
+        "apiVersion": "instancetype.kubevirt.io/v1alpha1",
+        "kind": "VirtualMachineInstancetype",
+        "metadata": {"name": "it"},
+        "spec": {"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}},
+    }
+    text = json.dumps({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [item]})
+    proc = subprocess.run(
+        [sys.executable, "-m", "transform", "krm"],
+        input=text.replace('"metadata":', '"metadata"\r:').encode(),
+        capture_output=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert proc.returncode not in (0, 123), proc.stderr
+    assert b"internal error" not in proc.stderr and b"YAML does not read" in proc.stderr, proc.stderr

@@ -298,3 +298,23 @@ def test_flavor_era_in_scan() -> None:
     assert code == 0
     d = json.loads(run("--format", "json", str(fixtures))[1])
     assert {"target.vm-flavor", "target.api-version"} <= {f["code"] for f in d["breaking"]}
+
+
+def test_json_that_yaml_cannot_read_is_scanned_not_an_internal_error(tmp_path: Path) -> None:
+    """The json module reads `"key"\\r:` (JSON whitespace), libyaml does not (an implicit key spans no
+    line break): found by the fuzz run in a tarball; scan exited 123 composing it for line numbers."""
+    text = json.dumps(whole("v1alpha1", "VirtualMachineInstancetype", "it", UID1, {"cpu": {"guest": 1}}))
+    text = text.replace('"metadata":', '"metadata"\r:')
+    (tmp_path / "it.json").write_text(text)
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        info = tarfile.TarInfo(
+            "resources/virtualmachineinstancetypes.instancetype.kubevirt.io/namespaces/default/it.json"
+        )
+        info.size = len(text.encode())
+        tar.addfile(info, io.BytesIO(text.encode()))
+    (tmp_path / "b.tar.gz").write_bytes(buf.getvalue())
+    for arg in ("it.json", "b.tar.gz"):
+        result = CliRunner().invoke(cli, ["scan", str(tmp_path / arg)])
+        assert result.exit_code != 123 and "internal error" not in result.output, result.output
+        assert "VirtualMachineInstancetype" in result.output, result.output

@@ -215,8 +215,15 @@ def _with_results(
         new["items"] = [_without_ids(it) if i in drop_ids else it for i, it in enumerate(_items(new))]
     if edits.same(new, doc.value):
         return text, None
-    style = style or emit.detect_style(body, doc.root, source.newline)
-    out = edits.apply(body, edits.plan(body, doc.root, doc.value, new, style))
+    try:
+        root = doc.root  # composed here for a JSON ResourceList read by the json module
+    except yamlnodes.ParseError as exc:  # JSON that YAML does not read: `"key"\r:` (JSON whitespace)
+        raise KrmError(
+            f"stdin is JSON that YAML does not read (line {exc.line}: {exc.message}), so the results cannot"
+            " be written into it: remove the line breaks between keys and their ':'"
+        ) from None
+    style = style or emit.detect_style(body, root, source.newline)
+    out = edits.apply(body, edits.plan(body, root, doc.value, new, style))
     return text[: chunk.start] + out + text[chunk.end :], new
 
 

@@ -122,6 +122,7 @@ def scan_items(
     # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.pipeline.onefile import iter_documents
     from transform.yamltext.nodepath import locate
+    from transform.yamltext.values import ParseError
 
     settings = settings or Settings(target=target)
     scan = Scan(target=target, target_cdi=settings.target_cdi)
@@ -140,7 +141,10 @@ def scan_items(
             if pd.doc is None:
                 continue
             line0 = pd.line0
-            root = pd.doc.root
+            try:
+                root = pd.doc.root
+            except ParseError:  # JSON that the json module reads and YAML does not (`"key"\r:`): no lines
+                root = None
 
             def where(path: tuple[Any, ...], line0: int = line0, root: Any = root) -> int:
                 line, _col = locate(root, path)
