@@ -111,6 +111,13 @@ HOSTILE: dict[str, tuple[bytes, str]] = {
         b'"metadata": {"name": "a\x7fb"}, "spec": {"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}}}',
         r"del-in-json\.json:\d+:\d+: error: .*unacceptable character #x007f",
     ),
+    # found by the slow fuzz run: a line break between a key and its ':' (JSON whitespace, no YAML) and an
+    # infinity, whose line was looked up in the YAML node tree (exit 123)
+    "cr-key-1e999.json": (
+        b'{"apiVersion": "instancetype.kubevirt.io/v1alpha1", "kind": "VirtualMachineInstancetype",\n'
+        b' "metadata": {"name"\r: "a"}, "spec": {"cpu": {"guest": -1e999}, "memory": {"guest": "1Gi"}}}',
+        r"cr-key-1e999\.json:\d+:\d+: error: .*spec\.cpu\.guest.*not a finite number",
+    ),
     # item 12: streams libyaml refuses are never rewritten
     "directive-after-content.yaml": (
         (IT + BODY + "---\nb: 1\n%YAML 1.1\n").encode(),

@@ -100,7 +100,10 @@ def iter_documents(
             findings.append(_parse_error(name, exc, line0, doc_index, body))
             continue
         if bad is not None and doc is not None:
-            line, col = nodepath.locate(doc.root, bad)
+            try:
+                line, col = nodepath.locate(doc.root, bad)
+            except yamlnodes.ParseError:  # JSON that YAML does not read (`"key"\r:`): the document's start
+                line, col = 1, 1
             findings.append(
                 error(
                     "input.number",
