@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from transform.yamltext import edits, emit
+from transform.yamltext import comments, edits, emit
 from transform.yamltext import nodes as yamlnodes
 
 KEYS = st.sampled_from(["name", "cpu", "guest", "model", "labels", "spec", "a.io/x", "yes", "on", "x y", "1"])
@@ -115,8 +115,8 @@ def test_planned_edits_read_back_exactly(
     out = edits.apply(text, edits.plan(text, parsed.root, old, new, style))
     back = yamlnodes.parse(out)
     assert back is not None and edits.same(back.value, new), out
-    before = sorted(c.strip() for c in edits.comments(text, 0, len(text), [parsed.root]))
-    after = sorted(c.strip() for c in edits.comments(out, 0, len(out), [back.root]))
+    before = sorted(c.strip() for c in comments.comments(text, 0, len(text), [parsed.root]))
+    after = sorted(c.strip() for c in comments.comments(out, 0, len(out), [back.root]))
     lost = [c for c in before if c not in after]
     assert not lost, (lost, out)
     if crlf:

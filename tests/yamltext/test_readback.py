@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from transform.yamltext import edits, nodepath, nodes, readback
+from transform.yamltext import comments, edits, nodepath, nodes, readback
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SAMPLES = sorted(
@@ -160,10 +160,10 @@ def test_hash_signs_in_scalars_are_not_comments() -> None:
     text = "a: 'x # y'  # real\nb: \"#\"\nc: |\n  # in a block scalar\n# a line\nd: e#f\n"
     spans = readback.spans_if_same(text, _value(text))
     assert spans is not None and len(spans) == 4  # 'x # y', "#", the block scalar, e#f
-    found = edits.comments_outside(text, 0, len(text), spans)
+    found = comments.comments_outside(text, 0, len(text), spans)
     root = nodes.compose(text)
     assert root is not None
-    assert found == edits.comments(text, 0, len(text), [root])
+    assert found == comments.comments(text, 0, len(text), [root])
     assert "# a line" in found and not [c for c in found if "block scalar" in c]
     assert "# real" in found  # after a `#` inside a quoted scalar on the same line
 
@@ -180,14 +180,14 @@ def test_hash_signs_in_scalars_are_not_comments() -> None:
 def test_a_comment_after_a_hash_in_a_scalar_is_found(text: str, expected: list[str]) -> None:
     root = nodes.compose(text)
     assert root is not None
-    assert edits.comments(text, 0, len(text), [root]) == expected
+    assert comments.comments(text, 0, len(text), [root]) == expected
 
 
 def test_comments_outside_overlapping_spans() -> None:
     # spans that overlap or nest (never from one document, but the answer must not depend on it)
     text = "#a\n#b\n#c\n"
-    assert edits.comments_outside(text, 0, len(text), [(0, 7), (3, 4)]) == []
-    assert edits.comments_outside(text, 0, len(text), [(3, 4)]) == ["#a", "#c"]
-    assert edits.comments_outside(text, 0, len(text), [(0, 1), (0, 5)]) == ["#c"]
-    assert edits.comments_outside(text, 0, len(text), [(0, 5), (1, 2)]) == ["#c"]
-    assert edits.comments_outside(text, 4, len(text), []) == ["#c"]
+    assert comments.comments_outside(text, 0, len(text), [(0, 7), (3, 4)]) == []
+    assert comments.comments_outside(text, 0, len(text), [(3, 4)]) == ["#a", "#c"]
+    assert comments.comments_outside(text, 0, len(text), [(0, 1), (0, 5)]) == ["#c"]
+    assert comments.comments_outside(text, 0, len(text), [(0, 5), (1, 2)]) == ["#c"]
+    assert comments.comments_outside(text, 4, len(text), []) == ["#c"]

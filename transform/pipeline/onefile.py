@@ -21,7 +21,7 @@ from transform.model.findings import Finding, Severity, error
 from transform.model.settings import Settings
 from transform.pipeline import aliases
 from transform.pipeline.parts import FileResult, Part, Span, finish
-from transform.yamltext import edits, emit, nodepath, readback, textio
+from transform.yamltext import comments, edits, emit, nodepath, readback, textio
 from transform.yamltext import nodes as yamlnodes
 from transform.yamltext.nodes import Node
 
@@ -306,7 +306,7 @@ def _verify(
     spans = None if small_json else readback.spans_if_same(body, intended)
     if spans is not None:  # proven from the parser's events, without a node tree (a big payload: 1.5M nodes)
         doc = yamlnodes.Document(None, intended, [], body)
-        written = [c.strip() for c in edits.comments_outside(body, 0, len(body), spans)] if "#" in pd.text else []
+        written = [c.strip() for c in comments.comments_outside(body, 0, len(body), spans)] if "#" in pd.text else []
     else:  # JSON (read by the json module), or not proven: compose it, and say what is wrong
         try:
             parsed = yamlnodes.parse(body)
@@ -378,4 +378,4 @@ def _validate(
 def _comments(text: str, root: Node | None) -> list[str]:
     if root is None:
         return []
-    return [c.strip() for c in edits.comments(text, 0, len(text), [root])]
+    return [c.strip() for c in comments.comments(text, 0, len(text), [root])]
