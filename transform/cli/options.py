@@ -167,8 +167,9 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
         type=click.IntRange(min=0),
         default=0,
         show_default="0: decided per run",
-        help="Worker processes, at most (0: decided per run: one below 1 MB of candidate files, else one "
-        "per CPU free now; a large file is shared by its documents). Results do not depend on it.",
+        help="Processes, at most: this one and N - 1 forked workers (0: decided per run: one below 1 MB of "
+        "candidate files, else one per CPU free now; a large file is shared by its documents). Results do not "
+        "depend on it.",
     ),
     "output_dir": click.option(
         "--output-dir",
