@@ -3,7 +3,6 @@ results and findings as reading it whole, and read whole wherever the cut is not
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,6 @@ import pytest
 import yaml
 
 from transform.integrations import krm, krmitems
-from transform.yamltext import nodes
 
 from .test_krm import RL_YAML
 
@@ -79,16 +77,6 @@ WHOLE = {
     "a-directive": "%YAML 1.1\n---\n" + HEAD + _items(IT.format(n="a")),
     "tab-indented": HEAD + _items(IT.format(n="a")) + "\t# tab\n",
 }
-
-
-@pytest.fixture(params=["libyaml", "pure"])
-def parser(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Both parsers cut and read alike (`nodes.well_formed` reads events with the pure one)."""
-    if request.param not in nodes._LOADERS:  # pragma: no cover - no ruamel.yaml.clib wheel
-        pytest.skip("ruamel.yaml.clib is not installed")
-    previous = nodes.use_parser(request.param)
-    yield request.param
-    nodes.use_parser(previous)
 
 
 def _whole(monkeypatch: pytest.MonkeyPatch, data: bytes) -> krm.Outcome:

@@ -13,7 +13,6 @@ import gc
 import pathlib
 import subprocess
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -32,15 +31,6 @@ SAMPLES = sorted(
     for p in (ROOT / d).rglob("*")
     if p.suffix in (".yaml", ".yml", ".json")
 )
-
-
-@pytest.fixture(params=["libyaml", "pure"])
-def parser(request: pytest.FixtureRequest) -> Iterator[str]:
-    if request.param not in nodes._LOADERS:  # pragma: no cover - no ruamel.yaml.clib wheel
-        pytest.skip("ruamel.yaml.clib is not installed")
-    previous = nodes.use_parser(request.param)
-    yield request.param
-    nodes.use_parser(previous)
 
 
 def _cyclic_garbage(work: Any) -> list[str]:

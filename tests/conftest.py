@@ -1,4 +1,4 @@
-"""Fixtures of the yamltext tests: `parser` runs a test with libyaml's C parser and with the pure one."""
+"""Shared fixtures: `parser` runs a test with libyaml's C parser and with the pure one."""
 
 from __future__ import annotations
 
