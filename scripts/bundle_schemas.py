@@ -10,6 +10,9 @@ Output, deterministic (a test re-runs this script and compares bytes):
                                            compact JSON, gzip with mtime 0
   schemas/kubevirt/index.json              which schema each release attaches to each CRD, the CRD's
                                            group and kind, and the source (tag, commit, file) of each
+  schemas/kubevirt/added.json              per CRD, the first release whose schema has each field path
+                                           (paths every bundled release has are left out): where the
+                                           "(added in 1.8)" hints come from
   schemas/apps_v1_controllerrevision.json  apps/v1 ControllerRevision from kubectl's OpenAPI data, references
                                            inlined (a structural schema), descriptions stripped
 
@@ -131,6 +134,31 @@ def gz(data: bytes) -> bytes:
     return buf.getvalue()
 
 
+def field_paths(node: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every field path of a structural schema: "[]" steps into list items, "*" into map values."""
+    out: list[tuple[str, ...]] = []
+    if not isinstance(node, dict):
+        return out
+    for name, sub in sorted((node.get("properties") or {}).items()):
+        if "." in name or name in ("[]", "*"):
+            raise SystemExit(f"field name {name!r} at {'.'.join(prefix)} cannot be written as a path")
+        out += [(*prefix, name), *field_paths(sub, (*prefix, name))]
+    for key, step in (("items", "[]"), ("additionalProperties", "*")):
+        if isinstance(node.get(key), dict):
+            out += [(*prefix, step), *field_paths(node[key], (*prefix, step))]
+    return out
+
+
+def first_releases(history: list[tuple[str, Any]]) -> dict[str, str]:
+    """Path -> the first release of `history` (oldest first) whose schema has it; paths the oldest has are
+    left out (their first release is not known from the bundle)."""
+    first: dict[str, str] = {}
+    for release, schema in history:
+        for path in field_paths(schema):
+            first.setdefault(".".join(path), release)
+    return {path: release for path, release in sorted(first.items()) if release != history[0][0]}
+
+
 def release_key(tag: str) -> str:
     major, minor = tag.lstrip("v").split(".")[:2]
     return f"{major}.{minor}"
@@ -180,6 +208,17 @@ def build(reference: Path) -> dict[str, bytes]:
         "own_version_sources": {v: {"tag": t, "commit": c} for v, (t, c) in OWN_VERSION.items()},
     }
     files["kubevirt/index.json"] = (json.dumps(index, indent=1, sort_keys=True) + "\n").encode()
+    order = sorted(releases, key=lambda key: tuple(int(x) for x in key.split(".")))
+    added: dict[str, dict[str, str]] = {}
+    for crd in sorted(CRDS):
+        # instancetype.kubevirt.io: the own-version schemas come first (v1alpha1 of v0.57, v1alpha2 of v0.59)
+        history = [(release_key(OWN_VERSION[v][0]), own[v][crd]) for v in OWN_VERSION if crd in own.get(v, {})]
+        history += [(key, releases[key][crd]) for key in order if crd in releases[key]]
+        added[crd] = first_releases([(key, json.loads(blobs[digest])) for key, digest in history])
+    about = "per CRD, the first bundled release whose schema has a field path; built by scripts/bundle_schemas.py"
+    files["kubevirt/added.json"] = (
+        json.dumps({"about": about, "crds": added}, indent=1, sort_keys=True) + "\n"
+    ).encode()
     fragment = strip(json.loads((reference / "apps_v1_controllerrevision.json").read_text()))
     cr = resolve({"$ref": fragment["$ref"]}, fragment["components"]["schemas"])
     cr.pop("x-kubernetes-group-version-kind", None)

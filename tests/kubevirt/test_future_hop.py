@@ -42,6 +42,7 @@ convert.STEPS["instancetype.kubevirt.io/v1beta1"] = convert._step(instancetype_v
 from click.testing import CliRunner
 from transform.cli.main import cli
 from transform.kubevirt import releases
+from transform.validate import target
 
 old, new, v1 = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 run = CliRunner().invoke
@@ -56,8 +57,8 @@ print(json.dumps({
     "validate_new_1_10": findings("validate", "--target-kubevirt", "1.10", new),
     "validate_new_1_9": findings("validate", "--target-kubevirt", "1.9", new),
     "scan": json.loads(run(cli, ["scan", "--format", "json", "--target-kubevirt", "1.10", old]).output),
-    "target_1_9": [f.code for f in releases.target_findings(v1, "1.9")],
-    "target_1_10": [f.code for f in releases.target_findings(v1, "1.10")],
+    "target_1_9": [f.code for f in target.target_findings(v1, "1.9")],
+    "target_1_10": [f.code for f in target.target_findings(v1, "1.10")],
     "payload": [releases.reads_payload(r, "v1") for r in ("1.9", "1.10")],
     "latest": convert.LATEST,
 }))

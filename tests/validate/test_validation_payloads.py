@@ -21,7 +21,7 @@ from tests.validate.validation_helpers import (
     pref,
     wrapper,
 )
-from transform.kubevirt import fields
+from transform.kubevirt import releases
 from transform.validate import crds
 from transform.validate import documents as validation
 from transform.validate.documents import validate_document, validate_payload
@@ -79,7 +79,7 @@ def test_validator_compiled_once_per_schema() -> None:
 
 def test_import_does_not_load_jsonschema() -> None:
     code = (
-        "import sys, transform.validate.documents, transform.kubevirt.releases, transform.kubevirt.fields; "
+        "import sys, transform.validate.documents, transform.kubevirt.releases, transform.validate.target; "
         "bad = [m for m in sys.modules if m.split('.')[0] in ('jsonschema', 'jsonschema_rs')]; "
         "assert not bad, bad"
     )
@@ -103,7 +103,7 @@ _json = st.recursive(
 _docs = st.builds(
     lambda api, kind, spec: {"apiVersion": api, "kind": kind, "spec": spec},
     st.sampled_from([f"{G}/v1alpha1", f"{G}/v1alpha2", f"{G}/v1beta1", "kubevirt.io/v1"]),
-    st.sampled_from([*fields.KINDS, "VirtualMachine"]),
+    st.sampled_from([*releases.KINDS, "VirtualMachine"]),
     _json,
 )
 

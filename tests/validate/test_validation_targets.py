@@ -13,6 +13,7 @@ from tests.validate.validation_helpers import (
     wrapper,
 )
 from transform.kubevirt import releases
+from transform.validate import crds, target
 
 
 @pytest.mark.parametrize(("text", "expected"), [("1.7", (1, 7)), ("v1.7", (1, 7)), ("1.7.2", (1, 7)),
@@ -52,33 +53,60 @@ def test_revision_reference_location() -> None:
     assert releases.info((1, 4)).revision_ref == "spec" and releases.info((1, 5)).revision_ref == "status"
 
 
-def test_known_fields_follow_annotations() -> None:
-    assert ("ioThreads",) not in releases.known_fields((1, 6), "instancetype")
-    assert ("ioThreads",) in releases.known_fields((1, 7), "instancetype")
-    assert ("firmware", "preferredEfi") in releases.known_fields((1, 4), "preference")
-    assert ("devices", "preferredVideoType") not in releases.known_fields((1, 8), "preference")
+@pytest.mark.parametrize(
+    ("kind", "path", "added"),
+    [("VirtualMachineInstancetype", ("spec", "ioThreads"), (1, 7)),
+     ("VirtualMachineInstancetype", ("spec", "gpus", 3, "claimName"), (1, 6)),
+     ("VirtualMachinePreference", ("spec", "firmware", "preferredEfi"), (1, 4)),
+     ("VirtualMachinePreference", ("spec", "features", "preferredHyperv", "tlbflush", "direct"), (1, 8)),
+     ("VirtualMachinePreference", ("spec", "devices", "preferredTPM", "enabled"), (1, 6)),
+     ("VirtualMachinePreference", ("spec", "volumes", "preferredStorageClassName"), (0, 59)),
+     ("VirtualMachinePreference", ("spec", "cpu"), None),  # in every bundled schema
+     ("VirtualMachinePreference", ("spec", "nope"), None)],  # in none
+)  # fmt: skip
+def test_added_in_is_the_first_bundled_schema_with_the_field(
+    kind: str, path: tuple[object, ...], added: tuple[int, int] | None
+) -> None:
+    assert crds.added_in(f"{G}/v1beta1", kind, path) == added
 
 
 def test_target_findings() -> None:
-    found = releases.target_findings(it(ioThreads={"supplementalPoolThreadCount": 2}), (1, 6))
+    found = target.target_findings(it(ioThreads={"supplementalPoolThreadCount": 2}), (1, 6))
     assert [(f.code, f.path) for f in found] == [("target.unknown-field", ("spec", "ioThreads"))]
     assert "added in 1.7" in found[0].message
-    assert releases.target_findings(it(ioThreads={}), "1.7") == []
+    assert target.target_findings(it(ioThreads={}), "1.7") == []
+    assert target.target_findings(it(ioThreads={}), "1.6", fields=False) == []
 
-    found = releases.target_findings(pref(cpu={"preferredCPUTopology": "cores"}), "1.3")
+    found = target.target_findings(pref(cpu={"preferredCPUTopology": "cores"}), "1.3")
     assert [(f.severity.value, f.code) for f in found] == [("error", "target.topology-value")]
     assert "<=1.3 cluster silently gives the VM 1 vCPU socket/core/thread" in found[0].message
-    assert releases.target_findings(pref(cpu={"preferredCPUTopology": "cores"}), "1.4") == []
-    assert releases.target_findings(pref(cpu={"preferredCPUTopology": "preferCores"}), "1.3") == []
+    assert target.target_findings(pref(cpu={"preferredCPUTopology": "cores"}), "1.4") == []
+    assert target.target_findings(pref(cpu={"preferredCPUTopology": "preferCores"}), "1.3") == []
 
-    found = releases.target_findings(it("v1alpha2"), "1.7")
+    found = target.target_findings(it("v1alpha2"), "1.7")
     assert [(f.code, f.path) for f in found] == [("target.api-version", ("apiVersion",))]
 
-    found = releases.target_findings(cr(wrapper({})), (1, 7))
+    found = target.target_findings(cr(wrapper({})), (1, 7))
     assert [(f.code, f.path) for f in found] == [("target.payload-format", ("data",))]
     data = it(schedulerName="s")
-    found = releases.target_findings(cr(data), (1, 0))
+    found = target.target_findings(cr(data), (1, 0))
     assert [(f.code, f.path) for f in found] == [("target.unknown-field", ("data", "spec", "schedulerName"))]
 
-    found = releases.target_findings(vm(preference={"name": "p", "inferFromVolumeFailurePolicy": "x"}), "1.0")
+    found = target.target_findings(vm(preference={"name": "p", "inferFromVolumeFailurePolicy": "x"}), "1.0")
     assert [f.path for f in found] == [("spec", "preference", "inferFromVolumeFailurePolicy")]
+    found = target.target_findings(vm(preference={"inferFromVolume": "disk"}), "0.58")
+    assert [(f.code, f.path) for f in found] == [("target.unknown-field", ("spec", "preference", "inferFromVolume"))]
+    assert "added in 0.59" in found[0].message
+    assert target.target_findings(vm(preference={"inferFromVolume": "disk"}), "0.59") == []
+    # a typo is no fact of the target: schema.unknown-field says it (transform.validate.documents)
+    assert target.target_findings(vm(preference={"name": "p", "nmae": "x"}), "1.0") == []
+
+
+def test_vm_fields_before_the_schemas_agree_with_the_first_schema() -> None:
+    """The rows older than the bundled schemas: a field added before v1.0 is in v1.0's VM schema, a field
+    gone before v1.0 is not."""
+    digest = crds.schema_for("kubevirt.io/v1", "VirtualMachine", (1, 0))
+    assert digest is not None
+    for path, (since, until) in releases.VM_FIELDS.items():
+        assert since < (1, 0)
+        assert (crds.node_at(digest[0], path) is None) == (until is not None and until <= (1, 0)), path

@@ -10,7 +10,7 @@ from transform.convert import apiversion, flavor, kustomize, modernize, objects,
 from transform.convert.index import REF_PATHS, Index, namespace_of
 from transform.convert.kustomize import is_kustomization_file
 from transform.convert.outcome import Change, Outcome, object_ref
-from transform.kubevirt import apis, embedding, fields, gojson, releases
+from transform.kubevirt import apis, embedding, gojson, releases
 from transform.model.findings import Finding, Severity, error, info, warning
 from transform.model.plain import as_map
 from transform.model.plain import get as _get
@@ -138,8 +138,8 @@ def _object(
     file: str,
 ) -> None:
     upgraded = convert.upgrade_kind(api, kind) if api != convert.LATEST else None
-    if upgraded is None or fields.family_of(upgraded[1]) is None:
-        if api == convert.LATEST and kind in fields.FAMILY_OF_KIND:
+    if upgraded is None or releases.family_of(upgraded[1]) is None:
+        if api == convert.LATEST and kind in releases.FAMILY_OF_KIND:
             out.findings.extend(_check_current(obj, settings, partial=file in index.patch_files))
             if settings.modernize:
                 new, found = modernize.modernize_object(copy.deepcopy(obj), settings.target)
@@ -154,14 +154,14 @@ def _object(
         what = (
             f"unknown kind {kind!r} in {group}"
             if upgraded is None
-            or version in fields.VERSIONS
-            or (upgraded and upgraded[1] == kind and kind not in fields.FAMILY_OF_KIND)
+            or version in releases.VERSIONS
+            or (upgraded and upgraded[1] == kind and kind not in releases.FAMILY_OF_KIND)
             else f"unknown {api}"
         )
         out.findings.append(
             error(
                 "input.unknown-kind",
-                f"{what}: this tool knows {', '.join(fields.KINDS)} at {', '.join(fields.VERSIONS)}",
+                f"{what}: this tool knows {', '.join(releases.KINDS)} at {', '.join(releases.VERSIONS)}",
                 ("kind",),
             )
         )
@@ -221,6 +221,7 @@ def _input_finding(f: Finding, settings: Settings) -> Finding:
 def _check_upgraded(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
     # lazy: the validators and their schemas load only when a document is validated
     from transform.validate import documents as validation
+    from transform.validate import target as judge
 
     found = [
         f
@@ -228,16 +229,18 @@ def _check_upgraded(obj: dict[str, Any], settings: Settings, partial: bool) -> l
         if f.severity is Severity.ERROR
     ]
     found = [f.at(message=f"upgraded object would be invalid: {f.message}; fix the input first") for f in found]
-    return found + [f for f in releases.target_findings(obj, settings.target) if f.severity is not Severity.ERROR]
+    on_target = judge.target_findings(obj, settings.target, fields=False)
+    return found + [f for f in on_target if f.severity is not Severity.ERROR]
 
 
 def _check_current(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
     """A document that needs no change: its problems are warnings (errors only with --strict)."""
     # lazy: the validators and their schemas load only when a document is validated
     from transform.validate import documents as validation
+    from transform.validate import target as judge
 
     found = validation.validate_document(obj, partial=partial, strict=settings.strict, target=settings.target)
-    found = validation.with_target(found, releases.target_findings(obj, settings.target))
+    found = judge.with_target(found, judge.target_findings(obj, settings.target, fields=False))
     sev = Severity.ERROR if settings.strict else Severity.WARNING
     return [f.at(severity=sev) if f.severity is Severity.ERROR else f for f in found]
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from transform import convert
-from transform.kubevirt import fields, gojson
+from transform.kubevirt import gojson, releases
 from transform.model.findings import Finding, format_path, info, warning
 from transform.model.plain import PayloadError, as_map, loads_json
 
@@ -144,8 +144,8 @@ def decode(data: Any) -> Decoded:
     if not isinstance(api_version, str) or "/" not in api_version:
         raise RevisionError("revision.bad-api-version", f"payload apiVersion {api_version!r} is not group/version")
     group, version = api_version.rsplit("/", 1)
-    if group == "instancetype.kubevirt.io" and version in fields.VERSIONS:
-        family = fields.family_of(str(kind))
+    if group == "instancetype.kubevirt.io" and version in releases.VERSIONS:
+        family = releases.family_of(str(kind))
         if family is None:
             raise RevisionError(
                 "revision.unexpected-kind",
@@ -156,7 +156,7 @@ def decode(data: Any) -> Decoded:
         return _decode_object(data, family, version, str(kind))
     upgraded = convert.upgrade_kind(api_version, str(kind))
     if group == "flavor.kubevirt.io" and upgraded:
-        family = fields.family_of(upgraded[1])
+        family = releases.family_of(upgraded[1])
         if family:
             d = _decode_object(
                 {**data, "apiVersion": "instancetype.kubevirt.io/v1alpha1", "kind": upgraded[1]},

@@ -15,7 +15,7 @@ from typing import Any
 
 from transform import convert
 from transform.convert.payloads import LABEL, NAMESPACED_KIND, Decoded, RevisionError, decode, owner
-from transform.kubevirt import fields, gojson
+from transform.kubevirt import gojson, releases
 from transform.kubevirt.names import name_problem
 from transform.model.findings import Finding, info, warning
 from transform.model.plain import as_map
@@ -136,7 +136,7 @@ def upgrade_revision(doc: dict[str, Any], *, rename: bool = False, hints: Hints 
         if ident.generation:
             obj_meta["generation"] = ident.generation
         obj_meta["name"] = ident.name
-        if kind not in fields.CLUSTER_KINDS and ident.uid and meta.get("namespace"):
+        if kind not in releases.CLUSTER_KINDS and ident.uid and meta.get("namespace"):
             obj_meta["namespace"] = meta["namespace"]
         if ident.uid:
             obj_meta["uid"] = ident.uid
@@ -211,7 +211,7 @@ def _recover(
         k = hints.kind.lower()
         cluster = k == "" or "cluster" in k
         kind, kind_source = (CLUSTER_KIND if cluster else NAMESPACED_KIND)[family], "the referencing VM"
-    elif labels.get(LABEL + "object-kind") in fields.FAMILY_OF_KIND:
+    elif labels.get(LABEL + "object-kind") in releases.FAMILY_OF_KIND:
         kind, kind_source = str(labels[LABEL + "object-kind"]), "its object-kind label"
     ident = identity_from_name(name, vm_name)
     if ident is None and labels.get(LABEL + "object-name"):

@@ -1,28 +1,59 @@
-"""One table of KubeVirt releases: what each serves, knows and reads, and what a target cannot take.
+"""One table of KubeVirt releases: what each serves, applies and reads (data only: the judging of a
+document against a target is transform.validate.target).
 
-Sources: /work/shared/docs/kubevirt-api-versions.md §1, §2.3, §4 and kubevirt-revisions.md §0, §1.
-Which v1beta1 fields a release knows is derived from the `since` annotations in transform.kubevirt.fields.
+Sources: the API table (transform.kubevirt.apis) for what each release serves; KubeVirt's code per
+release for the topology values it applies and the revision payloads it decodes (compatibility.Decode).
+Which fields a release knows is no row here: the bundled CRD schemas answer it (scripts/bundle_schemas.py).
 """
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from transform.kubevirt import apis, fields
-from transform.kubevirt.fielddsl import Node, Release, has, iter_nodes, iter_unknown
-from transform.model.findings import Finding, error, format_path, warning
+from transform.kubevirt import apis
 
+Release = tuple[int, int]
 LATEST: Release = apis.LATEST_KUBEVIRT
 FIRST: Release = apis.FIRST_KUBEVIRT
+
+# instancetype.kubevirt.io: its versions (oldest first, the apis table's rows) and kinds.
+GROUP = "instancetype.kubevirt.io"
+_ROWS = {a.version: a for a in apis.rows(GROUP) if not a.legacy}
+VERSIONS: tuple[str, ...] = tuple(_ROWS)
+FAMILY_OF_KIND: dict[str, str] = {
+    "VirtualMachineInstancetype": "instancetype",
+    "VirtualMachineClusterInstancetype": "instancetype",
+    "VirtualMachinePreference": "preference",
+    "VirtualMachineClusterPreference": "preference",
+}
+KINDS: tuple[str, ...] = tuple(FAMILY_OF_KIND)
+CLUSTER_KINDS: frozenset[str] = frozenset({"VirtualMachineClusterInstancetype", "VirtualMachineClusterPreference"})
+# The first release serving a version, and the last whose Go types had it (the release before it was removed).
+FIRST_RELEASE: dict[str, Release] = {v: a.served or LATEST for v, a in _ROWS.items()}
+LAST_RELEASE: dict[str, Release] = {
+    v: (a.removed[0], a.removed[1] - 1) if a.removed else LATEST for v, a in _ROWS.items()
+}
+
+
+def family_of(kind: str) -> str | None:
+    return FAMILY_OF_KIND.get(kind)
+
+
+# VirtualMachine fields from before the first bundled schema (v1.0), which date everything after it:
+# path -> (first release with the field, first release without it or None).
+VM_FIELDS: dict[tuple[str, ...], tuple[Release, Release | None]] = {
+    ("spec", "flavor"): (FIRST, (0, 56)),  # the flavor era: renamed spec.instancetype in v0.56
+    ("spec", "instancetype", "inferFromVolume"): ((0, 59), None),
+    ("spec", "preference", "inferFromVolume"): ((0, 59), None),
+}
+
 
 OLD_TOPOLOGIES = ("preferSockets", "preferCores", "preferThreads")
 PREFER_TOPOLOGIES = (*OLD_TOPOLOGIES, "preferSpread", "preferAny")  # preferSpread/preferAny from v1.1
 SHORT_TOPOLOGIES = ("sockets", "cores", "threads", "spread", "any")  # from v1.4
-PAYLOAD_FORMATS = ("F1", "F1:empty-apiVersion", *fields.VERSIONS)  # whole objects: every version of the table
+PAYLOAD_FORMATS = ("F1", "F1:empty-apiVersion", *VERSIONS)  # whole objects: every version of the table
 
 
 @dataclass(frozen=True)
@@ -36,8 +67,8 @@ class ReleaseInfo:
     @property
     def schema_version(self) -> str | None:
         """The instancetype.kubevirt.io version whose schema the release serves (its newest), if any."""
-        for api in reversed(apis.rows(fields.GROUP)):
-            if api.api_version in self.served and api.version in fields.VERSIONS:
+        for api in reversed(apis.rows(GROUP)):
+            if api.api_version in self.served and api.version in VERSIONS:
                 return api.version
         return None
 
@@ -58,8 +89,8 @@ def _build(release: Release) -> ReleaseInfo:
         payloads.add("v1alpha1")
     if (0, 58) <= release < (1, 7):
         payloads.add("v1alpha2")
-    for version in fields.VERSIONS[2:]:  # v1beta1 and later: read from the release serving the version on
-        if fields.FIRST_RELEASE[version] <= release <= fields.LAST_RELEASE[version]:
+    for version in VERSIONS[2:]:  # v1beta1 and later: read from the release serving the version on
+        if FIRST_RELEASE[version] <= release <= LAST_RELEASE[version]:
             payloads.add(version)
     return ReleaseInfo(
         release=release,
@@ -133,29 +164,6 @@ def reads_payload(release: Release | str, fmt: str) -> bool:
     return fmt in info(release).payloads
 
 
-@functools.cache
-def known_fields(release: Release, family: str) -> frozenset[tuple[str, ...]]:
-    """Paths of the v1beta1 spec fields the release knows ("[]" steps into arrays); empty before v1.0."""
-    if release < (1, 0):
-        return frozenset()
-    return frozenset(path for path, _node in _iter_known(fields.spec_tree(family), release))
-
-
-def _iter_known(root: Node, release: Release) -> Iterator[tuple[tuple[str, ...], Node]]:
-    for path, node in iter_nodes(root):
-        chain = [root]
-        ok = True
-        for part in path:
-            parent = chain[-1]
-            child = parent.items if part == "[]" else parent.props.get(part)
-            if child is None or not has(child, "v1beta1", release):
-                ok = False
-                break
-            chain.append(child)
-        if ok:
-            yield path, node
-
-
 def payload_format(data: Any) -> str | None:
     """The payload format of ControllerRevision.data, or None when it is none of ours."""
     if not isinstance(data, dict):
@@ -163,114 +171,8 @@ def payload_format(data: Any) -> str | None:
     if "spec" in data and isinstance(data.get("spec"), str) and "kind" not in data:
         return "F1:empty-apiVersion" if not data.get("apiVersion") else "F1"
     api_version = data.get("apiVersion")
-    if data.get("kind") in fields.FAMILY_OF_KIND and isinstance(api_version, str):
+    if data.get("kind") in FAMILY_OF_KIND and isinstance(api_version, str):
         group, _, version = api_version.rpartition("/")
-        if group == fields.GROUP and version in fields.VERSIONS:
+        if group == GROUP and version in VERSIONS:
             return version
     return None
-
-
-def _added_in(root: Node, path: tuple[Any, ...], version: str) -> Release | None:
-    node = root
-    added: Release | None = None
-    for part in path:
-        nxt = node.items if isinstance(part, int) else node.props.get(part)
-        if nxt is None or (not isinstance(part, int) and version not in nxt.versions):
-            return added
-        if nxt.since is not None and (added is None or nxt.since > added):
-            added = nxt.since
-        node = nxt
-    return added
-
-
-def _topology_finding(value: Any, target: ReleaseInfo, path: tuple[Any, ...]) -> Finding | None:
-    if not isinstance(value, str) or value in target.topologies or target.release < (0, 56):
-        return None
-    rel = text(target.release)
-    if value in SHORT_TOPOLOGIES:
-        old = f"prefer{value[0].upper()}{value[1:]}"
-        hint = f"; use {old!r} for this target" if old in target.topologies else ""
-        return error(
-            "target.topology-value",
-            f"preferredCPUTopology {value!r} is unknown to KubeVirt {rel} (added in 1.4): a KubeVirt <=1.3 "
-            f"cluster silently gives the VM 1 vCPU socket/core/thread{hint}",
-            path,
-        )
-    if value in PREFER_TOPOLOGIES:
-        return error(
-            "target.topology-value",
-            f"preferredCPUTopology {value!r} is unknown to KubeVirt {rel} (added in 1.1): "
-            "the VM silently gets 1 vCPU socket/core/thread",
-            path,
-        )
-    return None
-
-
-def target_findings(obj: dict[str, Any], release: Release | str) -> list[Finding]:
-    """What the target release cannot take from `obj`: its apiVersion, fields, topology values, payload."""
-    target = info(release)
-    rel = text(target.release)
-    api_version = obj.get("apiVersion")
-    kind = obj.get("kind")
-    out: list[Finding] = []
-    if kind == "ControllerRevision" and isinstance(obj.get("data"), dict):
-        data = obj["data"]
-        fmt = payload_format(data)
-        if fmt is not None and not reads_payload(target.release, fmt):
-            out.append(
-                error(
-                    "target.payload-format",
-                    f"KubeVirt {rel} cannot decode this ControllerRevision payload ({_fmt_text(fmt)}); "
-                    "VMs using it fail with FailedFindInstancetype/FailedFindPreference",
-                    ("data",),
-                )
-            )
-        if fmt in fields.VERSIONS:
-            out.extend(f.at(path=("data", *f.path)) for f in target_findings(data, target.release))
-        return out
-    if kind == "VirtualMachine" and isinstance(api_version, str) and api_version.startswith("kubevirt.io/"):
-        for path in iter_unknown(obj, fields.VIRTUAL_MACHINE, "v1beta1", target.release):
-            added = _added_in(fields.VIRTUAL_MACHINE, path, "v1beta1")
-            out.append(_unknown_field(path, rel, added))
-        return out
-    family = fields.family_of(kind) if isinstance(kind, str) else None
-    if family is None or not isinstance(api_version, str) or not api_version.startswith(f"{fields.GROUP}/"):
-        return out
-    if not serves(target.release, api_version):
-        out.append(
-            error(
-                "target.api-version",
-                f"KubeVirt {rel} does not serve {api_version}: the API server rejects {kind} objects of this version",
-                ("apiVersion",),
-            )
-        )
-    version = target.schema_version
-    spec = obj.get("spec")
-    if version is None or not isinstance(spec, dict):
-        return out
-    root = fields.spec_tree(family)
-    for path in iter_unknown(spec, root, version, target.release):
-        out.append(_unknown_field(("spec", *path), rel, _added_in(root, path, "v1beta1")))
-    if family == "preference":
-        cpu = spec.get("cpu")
-        if isinstance(cpu, dict):
-            found = _topology_finding(cpu.get("preferredCPUTopology"), target, ("spec", "cpu", "preferredCPUTopology"))
-            if found is not None:
-                out.append(found)
-    return out
-
-
-def _unknown_field(path: tuple[Any, ...], rel: str, added: Release | None) -> Finding:
-    when = f" (added in {text(added)})" if added is not None else ""
-    return warning(
-        "target.unknown-field",
-        f"KubeVirt {rel} does not know {format_path(path)}{when}: its API server drops the field silently",
-        path,
-    )
-
-
-def _fmt_text(fmt: str) -> str:
-    return {
-        "F1": "a v1alpha1 SpecRevision wrapper",
-        "F1:empty-apiVersion": 'a v1alpha1 SpecRevision wrapper with apiVersion ""',
-    }.get(fmt, f"a whole {fmt} object")

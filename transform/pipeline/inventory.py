@@ -37,7 +37,7 @@ ERAS: dict[str, tuple[str, str]] = {
 }
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 MATCHER_MISMATCH_SINCE = (1, 6)
-FLAVOR_VM_UNTIL = (0, 56)
+FLAVOR_VM_UNTIL = releases.VM_FIELDS[("spec", "flavor")][1] or releases.LATEST
 
 
 @dataclass
@@ -203,7 +203,7 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
                     )
                 ]
             )
-        found = releases.target_findings(obj, scan.target)
+        found = _on_target(obj, scan.target)
         if rev.era == "F0" and scan.target < FLAVOR_VM_UNTIL:  # the flavor era reads its own wrappers
             found = [f for f in found if f.code != "target.payload-format"]
         rev.readable = (
@@ -214,7 +214,7 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
     elif kind == "VirtualMachine" and group == "kubevirt.io":
         scan.files.add(file)
         scan.vms.append(_vm(obj, d))
-        found = list(releases.target_findings(obj, scan.target))
+        found = list(_on_target(obj, scan.target))
         if isinstance(_get(obj, "spec", "flavor"), dict) and scan.target >= FLAVOR_VM_UNTIL:
             found.append(
                 error(
@@ -230,6 +230,13 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
         scan.other.append(d)
 
 
+def _on_target(obj: dict[str, Any], target: tuple[int, int]) -> list[Finding]:
+    # lazy: the schemas load only once a document of ours is scanned
+    from transform.validate.target import target_findings
+
+    return target_findings(obj, target)
+
+
 def _object_target(obj: dict[str, Any], api: str, kind: str, target: tuple[int, int]) -> list[Finding]:
     if api.startswith("flavor.kubevirt.io/"):
         if releases.serves(target, api):
@@ -242,7 +249,7 @@ def _object_target(obj: dict[str, Any], api: str, kind: str, target: tuple[int, 
                 ("apiVersion",),
             )
         ]
-    return releases.target_findings(obj, target)
+    return _on_target(obj, target)
 
 
 def _revision(obj: dict[str, Any], d: Doc) -> Revision:

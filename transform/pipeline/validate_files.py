@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from transform.convert import apiversion, payloads
-from transform.kubevirt import apis, embedding, releases
+from transform.kubevirt import apis, embedding
 from transform.model.findings import Finding, Severity, error, warning
 from transform.model.plain import as_map
 from transform.model.settings import Settings
 from transform.pipeline.batch import Item, RunResult, build_index
 from transform.pipeline.onefile import FileResult, duplicate_keys, iter_documents, locator
 from transform.validate import documents as validation
+from transform.validate import target as judge
 from transform.yamltext import textio
 
 
@@ -25,18 +26,10 @@ def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> l
         if data is None or data == {}:
             found.append(error("revision.no-data", "ControllerRevision has no payload in data", ("data",)))
         elif isinstance(data, dict):
-            found += [f.at(path=("data",) + f.path) for f in validation.validate_payload(data, target=settings.target)]
-            fmt = releases.payload_format(data)
-            if fmt and not releases.reads_payload(settings.target, fmt):
-                found.append(
-                    warning(
-                        "target.unreadable-payload",
-                        f"KubeVirt {releases.text(settings.target)} cannot read this {fmt} payload: run "
-                        "`instancetype-upgrade fix`",
-                        ("data",),
-                    )
-                )
-        return found
+            unreadable = judge.payload_unreadable(data, settings.target)
+            found += [unreadable.at(severity=Severity.WARNING)] if unreadable is not None else []
+        # the API server stores `data` without looking at it: what is wrong in it is no error of the revision
+        return [f.at(severity=Severity.WARNING) if _in_data(f) and f.severity is Severity.ERROR else f for f in found]
     found = validation.validate_document(obj, partial=partial, strict=settings.strict, target=settings.target)
     group = apis.group_of(api)
     if group is not None and group not in ("instancetype.kubevirt.io", "flavor.kubevirt.io") and isinstance(kind, str):
@@ -59,10 +52,14 @@ def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> l
     if api.split("/")[0] in ("instancetype.kubevirt.io", "flavor.kubevirt.io") or kind == "VirtualMachine":
         target = [
             f if f.severity is not Severity.ERROR else f.at(severity=Severity.WARNING)
-            for f in releases.target_findings(obj, settings.target)
+            for f in judge.target_findings(obj, settings.target, fields=False)
         ]
-        found = validation.with_target(found, target)
+        found = judge.with_target(found, target)
     return found
+
+
+def _in_data(f: Finding) -> bool:
+    return f.path[:1] == ("data",)
 
 
 def _not_latest(

@@ -144,3 +144,26 @@ def validate_object(
         return None
     unknown = Severity.ERROR if strict else Severity.WARNING
     return compiled(found[0]).validate(doc, partial=partial, unknown=unknown)
+
+
+@functools.cache
+def _added() -> dict[str, dict[str, str]]:
+    result: dict[str, dict[str, str]] = json.loads(read_bundled("kubevirt", "added.json"))["crds"]
+    return result
+
+
+def added_in(api_version: Any, kind: Any, path: tuple[Any, ...]) -> Release | None:
+    """The first bundled release whose schema of the document's CRD has the field `path` (ints step into
+    lists), from scripts/bundle_schemas.py; None when every bundled release has it, or none does."""
+    crd = crd_of(api_version, kind)
+    table = _added().get(crd) if crd is not None else None
+    if not table:
+        return None
+    key = ""
+    for part in path:
+        step = "[]" if isinstance(part, int) else str(part)
+        nxt = f"{key}.{step}" if key else step
+        star = f"{key}.*" if key else "*"
+        key = star if nxt not in table and star in table else nxt
+    found = table.get(key)
+    return _parse(found) if found is not None else None

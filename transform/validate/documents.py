@@ -16,13 +16,14 @@ import functools
 import re
 from typing import Any
 
-from transform.kubevirt import fields, releases
+from transform.kubevirt import releases
 from transform.model.findings import Finding, Severity, error, format_path
 from transform.model.plain import PayloadError, loads_json
 from transform.validate import crds, objectmeta, webhooks
 from transform.validate.schemas import load_schema
 from transform.validate.structural import Node, Validator
 from transform.validate.structural import show as _show
+from transform.validate.target import dated
 
 Release = tuple[int, int]
 LATEST: Release = releases.LATEST
@@ -51,7 +52,7 @@ def preload(target: Release = LATEST) -> int:
     _compiled("ControllerRevision")
     _compiled("SpecRevision")
     wanted = [("kubevirt.io/v1", "VirtualMachine")]
-    wanted += [(f"{fields.GROUP}/{version}", kind) for version in fields.VERSIONS for kind in fields.KINDS]
+    wanted += [(f"{releases.GROUP}/{version}", kind) for version in releases.VERSIONS for kind in releases.KINDS]
     digests = {found[0] for api_version, kind in wanted if (found := crds.schema_for(api_version, kind, target))}
     for digest in sorted(digests):
         crds.compiled(digest)
@@ -74,9 +75,9 @@ def normalize(value: Any) -> Any:
 
 def _unknown_hint(found: list[Finding], api_version: str, kind: str) -> list[Finding]:
     """An unknown field of an old instancetype.kubevirt.io object that the newest version has: say so."""
-    newest = fields.VERSIONS[-1]
-    latest = crds.schema_for(f"{fields.GROUP}/{newest}", kind, LATEST)
-    if latest is None or api_version == f"{fields.GROUP}/{newest}":
+    newest = releases.VERSIONS[-1]
+    latest = crds.schema_for(f"{releases.GROUP}/{newest}", kind, LATEST)
+    if latest is None or api_version == f"{releases.GROUP}/{newest}":
         return found
     return [
         f.at(message=f"{f.message} (it exists in {newest}: upgrade the object)")
@@ -88,9 +89,9 @@ def _unknown_hint(found: list[Finding], api_version: str, kind: str) -> list[Fin
 
 def _kubevirt_document(obj: dict[str, Any], partial: bool, strict: bool, target: Release) -> list[Finding]:
     api_version, kind = str(obj["apiVersion"]), str(obj["kind"])
-    out = crds.validate_object(obj, target, partial=partial, strict=strict) or []
-    family = fields.family_of(kind)
-    if api_version.startswith(f"{fields.GROUP}/") and family is not None:
+    out = dated(crds.validate_object(obj, target, partial=partial, strict=strict) or [], api_version, kind, target)
+    family = releases.family_of(kind)
+    if api_version.startswith(f"{releases.GROUP}/") and family is not None:
         out = _unknown_hint(out, api_version, kind)
         rules = webhooks.RULES[family](obj)
         ranged = {f.path for f in rules if f.code == "webhook.overcommit-percent"}
@@ -109,9 +110,12 @@ def _looks_like_ours(obj: dict[str, Any]) -> bool:
     data = obj.get("data")
     if releases.payload_format(data) is not None:
         return True
-    if isinstance(data, dict) and str(data.get("apiVersion", "")).startswith(f"{fields.GROUP}/"):
+    if isinstance(data, dict) and str(data.get("apiVersion", "")).startswith(f"{releases.GROUP}/"):
         return True
     metadata = obj.get("metadata")
+    labels = metadata.get("labels") if isinstance(metadata, dict) else None
+    if isinstance(labels, dict) and any(str(k).startswith(f"{releases.GROUP}/") for k in labels):
+        return True
     owners = metadata.get("ownerReferences") if isinstance(metadata, dict) else None
     return isinstance(owners, list) and any(
         isinstance(o, dict)
@@ -131,11 +135,11 @@ def validate_document(
     if not isinstance(api_version, str) or not isinstance(kind, str):
         return []
     group, _, version = api_version.rpartition("/")
-    if group == fields.GROUP and fields.family_of(kind) is not None and version not in fields.VERSIONS:
+    if group == releases.GROUP and releases.family_of(kind) is not None and version not in releases.VERSIONS:
         return [
             error(
                 "schema.api-version",
-                f"unknown apiVersion {api_version}: {fields.GROUP} has {', '.join(fields.VERSIONS)}",
+                f"unknown apiVersion {api_version}: {releases.GROUP} has {', '.join(releases.VERSIONS)}",
                 ("apiVersion",),
             )
         ]
@@ -168,13 +172,13 @@ def validate_payload(
         return _wrapper(data, partial)
     kind = data.get("kind")
     api_version = data.get("apiVersion")
-    if fields.family_of(str(kind)) is None or not str(api_version).startswith(f"{fields.GROUP}/"):
+    if releases.family_of(str(kind)) is None or not str(api_version).startswith(f"{releases.GROUP}/"):
         return [
             error(
                 "payload.unknown",
                 "ControllerRevision data is neither a v1alpha1 SpecRevision wrapper ({apiVersion, spec}) "
                 "nor an "
-                f"{fields.GROUP} object (apiVersion {api_version!r}, kind {kind!r})",
+                f"{releases.GROUP} object (apiVersion {api_version!r}, kind {kind!r})",
             )
         ]
     return validate_document(data, partial=partial, strict=strict, target=target)
@@ -182,7 +186,7 @@ def validate_payload(
 
 def _v1alpha1_spec(family: str) -> Node:
     kind = "VirtualMachinePreference" if family == "preference" else "VirtualMachineInstancetype"
-    found = crds.schema_for(f"{fields.GROUP}/v1alpha1", kind, LATEST)
+    found = crds.schema_for(f"{releases.GROUP}/v1alpha1", kind, LATEST)
     assert found is not None and (node := crds.node_at(found[0], ("spec",))) is not None
     return node
 
@@ -236,22 +240,3 @@ def validate_object(
     metadata rules) and KubeVirt's webhook rules; [] for an object of no KubeVirt CRD kind.
     """
     return validate_document(doc, partial=partial, strict=strict, target=target_release)
-
-
-def with_target(found: list[Finding], target_found: list[Finding]) -> list[Finding]:
-    """Schema findings plus the target's (transform.kubevirt.releases): one finding per unknown field.
-
-    The target's schema already reports a field it does not know; the release table's finding at the
-    same path only adds when the field was added, which goes into the schema finding's message.
-    """
-    unknown = {f.path: i for i, f in enumerate(found) if f.code == "schema.unknown-field"}
-    out = list(found)
-    for f in target_found:
-        i = unknown.get(f.path)
-        if f.code != "target.unknown-field" or i is None:
-            out.append(f)
-            continue
-        added = re.search(r"\(added in [0-9.]+\)", f.message)
-        if added:
-            out[i] = out[i].at(message=f"{out[i].message} {added.group(0)}")
-    return out

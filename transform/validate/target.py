@@ -1,0 +1,161 @@
+"""What a target KubeVirt release cannot take from a document: the one judge of the target.
+
+Every command asks it (validate, fix, check, diff through transform.convert.dispatch; scan through
+transform.pipeline.inventory) and chooses only the severity. Its facts come from data: what a release
+serves and reads (transform.kubevirt.releases) and which fields it knows (the bundled CRD schemas, with
+the release that added each field: transform.validate.crds.added_in).
+
+One code per fact: `target.api-version` (not served), `target.payload-format` (a revision payload the
+release cannot decode), `target.unknown-field` (a field a later release added: the target's API server
+drops it), `target.topology-value` (a preferredCPUTopology value the release does not apply). A field no
+release has is `schema.unknown-field` (transform.validate.documents), never both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from transform.kubevirt import releases
+from transform.model.findings import Finding, Severity, error, format_path
+from transform.validate import crds
+
+Release = tuple[int, int]
+
+FORMAT_TEXT = {
+    "F1": "a v1alpha1 SpecRevision wrapper",
+    "F1:empty-apiVersion": 'a v1alpha1 SpecRevision wrapper with apiVersion ""',
+}
+
+
+def unknown_field(path: tuple[Any, ...], target: Release, added: Release, severity: Severity) -> Finding:
+    return Finding(
+        severity,
+        "target.unknown-field",
+        f"KubeVirt {releases.text(target)} does not know {format_path(path)} (added in {releases.text(added)}): "
+        "its API server drops the field silently",
+        path=path,
+    )
+
+
+def dated(found: list[Finding], api_version: Any, kind: Any, target: Release) -> list[Finding]:
+    """Schema findings of a document judged at `target`: an unknown field that a later release of the
+    kind's schema has is the target's fact (`target.unknown-field`, with that release), not a typo."""
+    out = []
+    for f in found:
+        if f.code == "schema.unknown-field":
+            added = crds.added_in(api_version, kind, f.path)
+            if added is not None and added > target:
+                f = unknown_field(f.path, target, added, f.severity)
+        out.append(f)
+    return out
+
+
+def payload_unreadable(data: Any, target: Release) -> Finding | None:
+    """`target.payload-format` when the target's KubeVirt cannot decode this ControllerRevision payload."""
+    fmt = releases.payload_format(data)
+    if fmt is None or releases.reads_payload(target, fmt):
+        return None
+    return error(
+        "target.payload-format",
+        f"KubeVirt {releases.text(target)} cannot decode this ControllerRevision payload "
+        f"({FORMAT_TEXT.get(fmt, f'a whole {fmt} object')}); VMs using it fail with "
+        "FailedFindInstancetype/FailedFindPreference: run `instancetype-upgrade fix`",
+        ("data",),
+    )
+
+
+def target_findings(obj: dict[str, Any], release: Release | str, *, fields: bool = True) -> list[Finding]:
+    """What the target release cannot take from `obj`: its apiVersion, payload, fields, topology values.
+
+    `fields=False`: leave out the unknown fields that the target's own schema reports (a caller that
+    judges the document at the target already has them, dated by `dated`)."""
+    target = releases.info(release).release
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    out: list[Finding] = []
+    if kind == "ControllerRevision" and isinstance(obj.get("data"), dict):
+        data = obj["data"]
+        found = payload_unreadable(data, target)
+        if found is not None:
+            out.append(found)
+        if releases.payload_format(data) in releases.VERSIONS:
+            out.extend(f.at(path=("data", *f.path)) for f in target_findings(data, target, fields=fields))
+        return out
+    if kind == "VirtualMachine" and isinstance(api_version, str) and api_version.startswith("kubevirt.io/"):
+        out += _vm_fields(obj, target)
+        if fields:
+            out += _unknown_at(obj, api_version, kind, target)
+        return out
+    family = releases.family_of(kind) if isinstance(kind, str) else None
+    if family is None or not isinstance(api_version, str) or not api_version.startswith(f"{releases.GROUP}/"):
+        return out
+    info = releases.info(target)
+    if api_version not in info.served:
+        out.append(
+            error(
+                "target.api-version",
+                f"KubeVirt {releases.text(target)} does not serve {api_version}: the API server rejects {kind} "
+                "objects of this version",
+                ("apiVersion",),
+            )
+        )
+    spec = obj.get("spec")
+    if info.schema_version is None or not isinstance(spec, dict):
+        return out
+    if fields:
+        newest = f"{releases.GROUP}/{info.schema_version}"
+        out += _unknown_at({**obj, "apiVersion": newest}, newest, kind, target)
+    if family == "preference" and isinstance(spec.get("cpu"), dict):
+        found = _topology(spec["cpu"].get("preferredCPUTopology"), info, ("spec", "cpu", "preferredCPUTopology"))
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def _unknown_at(obj: dict[str, Any], api_version: str, kind: Any, target: Release) -> list[Finding]:
+    """The fields of `obj` the target's schema lacks and a later release has."""
+    found = crds.validate_object(obj, target, partial=True)
+    return [f for f in dated(found or [], api_version, kind, target) if f.code == "target.unknown-field"]
+
+
+def _vm_fields(obj: dict[str, Any], target: Release) -> list[Finding]:
+    """VirtualMachine fields older than the bundled schemas (transform.kubevirt.releases.VM_FIELDS)."""
+    out = []
+    for path, (since, until) in releases.VM_FIELDS.items():
+        if until is not None or target >= since:
+            continue  # a field the target no longer has is a rename: the upgrade's business (spec.flavor)
+        value: Any = obj
+        for part in path:
+            value = value.get(part) if isinstance(value, dict) else None
+        if value is not None:
+            out.append(unknown_field(path, target, since, Severity.WARNING))
+    return out
+
+
+def _topology(value: Any, target: releases.ReleaseInfo, path: tuple[Any, ...]) -> Finding | None:
+    if not isinstance(value, str) or value in target.topologies or target.release < (0, 56):
+        return None
+    rel = releases.text(target.release)
+    if value in releases.SHORT_TOPOLOGIES:
+        old = f"prefer{value[0].upper()}{value[1:]}"
+        hint = f"; use {old!r} for this target" if old in target.topologies else ""
+        return error(
+            "target.topology-value",
+            f"preferredCPUTopology {value!r} is unknown to KubeVirt {rel} (added in 1.4): a KubeVirt <=1.3 "
+            f"cluster silently gives the VM 1 vCPU socket/core/thread{hint}",
+            path,
+        )
+    if value in releases.PREFER_TOPOLOGIES:
+        return error(
+            "target.topology-value",
+            f"preferredCPUTopology {value!r} is unknown to KubeVirt {rel} (added in 1.1): "
+            "the VM silently gets 1 vCPU socket/core/thread",
+            path,
+        )
+    return None
+
+
+def with_target(found: list[Finding], target_found: list[Finding]) -> list[Finding]:
+    """A document's own findings plus the target's, one per fact: a field already reported unknown at a
+    path is not reported again."""
+    unknown = {f.path for f in found if f.code in ("schema.unknown-field", "target.unknown-field")}
+    return found + [f for f in target_found if not (f.code == "target.unknown-field" and f.path in unknown)]
