@@ -128,3 +128,36 @@ def test_a_payload_the_target_cannot_read_has_one_code_in_scan_and_validate(tmp_
     # scan gates on what breaks (an error), validate on the revision object, which the API server
     # accepts whatever its data holds (a warning)
     assert (scan[0][0], validate[0][0]) == ("error", "warning")
+
+
+V1BETA1_REVISION = """\
+apiVersion: apps/v1
+kind: ControllerRevision
+metadata:
+  name: vm-i-v1beta1-1
+  labels:
+    instancetype.kubevirt.io/object-version: v1beta1
+data:
+  apiVersion: instancetype.kubevirt.io/v1beta1
+  kind: VirtualMachineInstancetype
+  metadata:
+    name: i
+  spec:
+    cpu:
+      guest: 1
+    memory:
+      guest: 1Gi
+      overcommitPercent: 150
+revision: 1
+"""
+
+
+def test_what_the_schema_says_of_a_payload_is_no_error_of_the_revision(tmp_path: Path) -> None:
+    """The API server stores `data` unread and KubeVirt's decoder takes 150 (an int32): a warning."""
+    path = tmp_path / "r.yaml"
+    path.write_text(V1BETA1_REVISION)
+    result = CliRunner().invoke(cli, ["validate", "--format", "json", str(path)])
+    found = [(f["severity"], f["path"]) for f in json.loads(result.output)["findings"]]
+    assert found and all(severity == "warning" for severity, _path in found), found
+    assert all(path.startswith("data.spec.memory.overcommitPercent") for _severity, path in found), found
+    assert result.exit_code == 0

@@ -32,6 +32,12 @@ class Step:
     convert_spec: Callable[[Spec, str], Spec]
     kinds: dict[str, str] = field(default_factory=dict)
     doc: str = ""
+    go_types: str = ""  # the version of the Go type table (transform.kubevirt.gojson) its output is encoded with
+
+    @property
+    def label_version(self) -> str:
+        """The `object-version` label a ControllerRevision written by this step carries."""
+        return self.to_version
 
     @property
     def api_version(self) -> str:
@@ -51,6 +57,7 @@ def _step(module: Any) -> Step:
         module.convert_spec,
         dict(getattr(module, "KINDS", {})),
         (module.__doc__ or "").strip(),
+        getattr(module, "GO_TYPES", module.TO_VERSION),
     )
 
 
@@ -73,6 +80,22 @@ def chain(api_version: str) -> list[Step] | None:
         steps.append(step)
         api_version = step.to_api_version
     return steps
+
+
+def last_step() -> Step:
+    """The step that writes LATEST: a ControllerRevision is written with its Go types and label version."""
+    found = [s for s in STEPS.values() if s.to_api_version == LATEST and s.group == s.to_group]
+    assert found, f"no step writes {LATEST}"
+    return found[-1]
+
+
+def go_types(version: str) -> str:
+    """The Go type table (transform.kubevirt.gojson) that payloads of instancetype.kubevirt.io/`version` are
+    decoded and encoded with: the one the step writing the version names, else the version's own."""
+    for step in STEPS.values():
+        if step.to_api_version == f"instancetype.kubevirt.io/{version}":
+            return step.go_types
+    return version
 
 
 def upgrade_kind(api_version: str, kind: str) -> tuple[str, str] | None:

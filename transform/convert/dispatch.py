@@ -267,7 +267,7 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
     out.set(path, up.doc)
     out.findings.extend(up.findings)
     out.findings.append(
-        info("upgraded", f"upgraded ControllerRevision ({up.fmt} payload) to {revisions.LATEST_VERSION}", ("data",))
+        info("upgraded", f"upgraded ControllerRevision ({up.fmt} payload) to {revisions.latest_version()}", ("data",))
     )
     renames = [(ns, up.old_name, up.new_name)] if up.new_name != up.old_name else []
     clash = index.collision(ns, up.new_name) if renames else ""

@@ -63,7 +63,7 @@ def is_ours(doc: dict[str, Any]) -> bool:
         api = data.get("apiVersion")
         if isinstance(api, str) and api.split("/")[0] in convert.GROUPS:
             return True
-        if "spec" in data and isinstance(data["spec"], str) and set(data) <= {"apiVersion", "spec"}:
+        if releases.is_wrapper(data):
             return True
     o = owner(doc)
     return bool(o and str(o.get("apiVersion", "")).split("/")[0] in ("kubevirt.io", "snapshot.kubevirt.io"))
@@ -108,15 +108,6 @@ def _zero_meaning(path: tuple[Any, ...], result: gojson.Reencoded) -> str:
     )
 
 
-def _is_wrapper(data: dict[str, Any]) -> bool:
-    """The v1alpha1 SpecRevision shape: {apiVersion: string (or null), spec: base64 string}, nothing else."""
-    return (
-        isinstance(data.get("spec"), str)
-        and set(data) <= {"apiVersion", "spec"}
-        and isinstance(data.get("apiVersion"), (str, type(None)))
-    )
-
-
 def decode(data: Any) -> Decoded:
     """compatibility.Decode of KubeVirt v1.6 (wrapper first, preference before instancetype)."""
     if data is None:
@@ -132,7 +123,7 @@ def decode(data: Any) -> Decoded:
             "data is empty or not an object; KubeVirt fails with \"Object 'Kind' is missing\": "
             "restore the revision from its source, or delete it and clear the VM's revisionName",
         )
-    if _is_wrapper(data):
+    if releases.is_wrapper(data):
         return _decode_wrapper(data)
     api_version, kind = data.get("apiVersion"), data.get("kind")
     if not kind:
@@ -229,7 +220,7 @@ def _spec_type(version: str, kind: str) -> str:
 
 def _decode_object(data: dict[str, Any], family: str, version: str, kind: str) -> Decoded:
     """runtime.Decode into the payload version's Go type (lenient: unknown fields are dropped)."""
-    type_name = gojson.object_type(version, kind)
+    type_name = gojson.object_type(convert.go_types(version), kind)
     assert type_name is not None, (version, kind)
     try:
         result = gojson.reencode(data, type_name)

@@ -22,7 +22,6 @@ from transform.model.plain import as_map
 
 LABELS = ("object-generation", "object-kind", "object-name", "object-uid", "object-version")
 VERSION_LABEL = LABEL + "object-version"
-LATEST_VERSION = "v1beta1"  # the payload version written (its Go JSON encoding: transform.kubevirt.gojson)
 CLUSTER_KIND = {
     "instancetype": "VirtualMachineClusterInstancetype",
     "preference": "VirtualMachineClusterPreference",
@@ -34,7 +33,13 @@ SYNTHETIC_NAME = {
 STRIPPED_META = ("labels", "annotations", "finalizers", "ownerReferences", "managedFields")
 SERVER_SET = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "selfLink")
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-_OLD_NAME = re.compile(rf"^(?P<obj>.+?)-(?:v1alpha1-|v1alpha2-|v1beta1-)?(?P<uid>{_UUID})-(?P<gen>\d+)$")
+_VERSIONED = "|".join(re.escape(v) + "-" for v in releases.VERSIONS)
+_OLD_NAME = re.compile(rf"^(?P<obj>.+?)-(?:{_VERSIONED})?(?P<uid>{_UUID})-(?P<gen>\d+)$")
+
+
+def latest_version() -> str:
+    """The payload version written and its `object-version` label: the registry's last step's."""
+    return convert.last_step().label_version
 
 
 @dataclass
@@ -68,8 +73,9 @@ def identity_from_name(name: str, vm_name: str | None) -> Identity | None:
 
 
 def _go_encode(payload: dict[str, Any]) -> dict[str, Any]:
-    """What json.Marshal of the v1beta1 Go object writes (the payload's values were checked when decoded)."""
-    type_name = gojson.object_type(LATEST_VERSION, str(payload["kind"]))
+    """What json.Marshal of the latest version's Go object writes (the payload's values were checked when
+    decoded), with the Go types the registry's last step names."""
+    type_name = gojson.object_type(convert.go_types(latest_version()), str(payload["kind"]))
     assert type_name is not None, payload["kind"]
     try:
         return dict(gojson.reencode(payload, type_name).value)
@@ -109,18 +115,19 @@ def upgrade_revision(doc: dict[str, Any], *, rename: bool = False, hints: Hints 
     meta = as_map(doc.get("metadata"))
     labels = as_map(meta.get("labels"))
     data = doc.get("data")
-    labelled_latest = labels.get(VERSION_LABEL) == LATEST_VERSION
+    latest = latest_version()
+    labelled_latest = labels.get(VERSION_LABEL) == latest
     if labelled_latest and isinstance(data, dict) and data.get("apiVersion") == convert.LATEST:
         return None  # KubeVirt never reads it again: nothing to decode, nothing to check
     decoded = decode(data)
     findings = list(decoded.findings)
     if labelled_latest:
-        if decoded.fmt == LATEST_VERSION:
+        if decoded.fmt == latest:
             return None
         findings.append(
             warning(
                 "revision.label-lies",
-                f"labelled object-version v1beta1 but the payload is {decoded.fmt}: KubeVirt trusts the label and "
+                f"labelled object-version {latest} but the payload is {decoded.fmt}: KubeVirt trusts the label and "
                 "would never upgrade it; upgraded here",
                 ("metadata", "labels", VERSION_LABEL),
             )
@@ -179,7 +186,7 @@ def upgrade_revision(doc: dict[str, Any], *, rename: bool = False, hints: Hints 
             LABEL + "object-kind": kind,
             LABEL + "object-name": ident.name,
             LABEL + "object-uid": ident.uid,
-            LABEL + "object-version": LATEST_VERSION,
+            LABEL + "object-version": latest,
         }
     )
     new_name = name
@@ -262,7 +269,7 @@ def _rename(
         why = "owned by a VirtualMachineSnapshot (restores derive names from it)" if own else "it has no VM owner"
         findings.append((info if own else warning)("revision.name-kept", f"name kept: {why}", ("metadata", "name")))
         return name
-    new_name = f"{own['name']}-{ident.name}-{LATEST_VERSION}-{ident.uid}-{ident.generation}"
+    new_name = f"{own['name']}-{ident.name}-{latest_version()}-{ident.uid}-{ident.generation}"
     problem = name_problem(new_name)
     if problem:
         raise RevisionError(
@@ -297,6 +304,23 @@ def _rename(
         meta.pop(key, None)
     new["revision"] = 0
     return new_name
+
+
+def era(decoded: Decoded, data: Any, labels: dict[str, Any], name: str) -> str:
+    """Which era of transform.kubevirt.releases.ERAS wrote a decoded payload (its shape, labels and name)."""
+    if decoded.fmt == "F1":
+        api = data.get("apiVersion") if isinstance(data, dict) else None
+        return "F0" if isinstance(api, str) and api.startswith("flavor.kubevirt.io/") else "F1"
+    if decoded.fmt == "flavor/v1alpha1":
+        return "flavor-object"
+    if decoded.fmt == "v1alpha1":
+        return "v1alpha1-object"
+    if decoded.fmt == "v1alpha2":
+        return "F2"
+    if not any(str(k).startswith(LABEL) for k in labels):
+        return "F3"
+    version = str(labels.get(VERSION_LABEL) or latest_version())
+    return "F5" if re.search(rf"-{re.escape(version)}-(?:{_UUID})?-\d+$", name) else "F4"
 
 
 def planned_name(doc: dict[str, Any]) -> str | None:

@@ -23,18 +23,10 @@ GROUP = "instancetype.kubevirt.io"
 _ROWS = {a.version: a for a in apis.rows(GROUP) if not a.legacy}
 VERSIONS: tuple[str, ...] = tuple(_ROWS)
 FAMILY_OF_KIND: dict[str, str] = {
-    "VirtualMachineInstancetype": "instancetype",
-    "VirtualMachineClusterInstancetype": "instancetype",
-    "VirtualMachinePreference": "preference",
-    "VirtualMachineClusterPreference": "preference",
+    kind: "preference" if kind.endswith("Preference") else "instancetype" for kind in apis.INSTANCETYPE_KINDS
 }
 KINDS: tuple[str, ...] = tuple(FAMILY_OF_KIND)
-CLUSTER_KINDS: frozenset[str] = frozenset({"VirtualMachineClusterInstancetype", "VirtualMachineClusterPreference"})
-# The first release serving a version, and the last whose Go types had it (the release before it was removed).
-FIRST_RELEASE: dict[str, Release] = {v: a.served or LATEST for v, a in _ROWS.items()}
-LAST_RELEASE: dict[str, Release] = {
-    v: (a.removed[0], a.removed[1] - 1) if a.removed else LATEST for v, a in _ROWS.items()
-}
+CLUSTER_KINDS: frozenset[str] = frozenset(kind for kind in KINDS if "Cluster" in kind)
 
 
 def family_of(kind: str) -> str | None:
@@ -53,7 +45,23 @@ VM_FIELDS: dict[tuple[str, ...], tuple[Release, Release | None]] = {
 OLD_TOPOLOGIES = ("preferSockets", "preferCores", "preferThreads")
 PREFER_TOPOLOGIES = (*OLD_TOPOLOGIES, "preferSpread", "preferAny")  # preferSpread/preferAny from v1.1
 SHORT_TOPOLOGIES = ("sockets", "cores", "threads", "spread", "any")  # from v1.4
-PAYLOAD_FORMATS = ("F1", "F1:empty-apiVersion", *VERSIONS)  # whole objects: every version of the table
+
+# The ControllerRevision payload formats each release decodes (KubeVirt's compatibility.Decode), as release
+# spans [from, until): a version's whole objects from the release serving it until its Go types are removed.
+_COMPAT: Release = (1, 0)  # v1.0's compatibility.Decode: whole v1alpha1 objects, apiVersion "" wrappers again
+_SPAN = {v: (a.served or LATEST, a.removed) for v, a in _ROWS.items()}
+READS: dict[str, tuple[tuple[Release, Release | None], ...]] = {
+    "F1": (_SPAN["v1alpha1"],),  # the v1alpha1 SpecRevision wrapper
+    # the same with apiVersion "": v0.58.x/v0.59.0 fail on it (#9261; v0.59.1 reads it again)
+    "F1:empty-apiVersion": ((_SPAN["v1alpha1"][0], _SPAN["v1alpha2"][0]), (_COMPAT, _SPAN["v1alpha1"][1])),
+    "v1alpha1": ((_COMPAT, _SPAN["v1alpha1"][1]),),
+    **{v: (span,) for v, span in _SPAN.items() if v != "v1alpha1"},
+}
+PAYLOAD_FORMATS: tuple[str, ...] = tuple(READS)
+
+
+def _within(release: Release, span: tuple[Release, Release | None]) -> bool:
+    return span[0] <= release and (span[1] is None or release < span[1])
 
 
 @dataclass(frozen=True)
@@ -80,18 +88,7 @@ def _build(release: Release) -> ReleaseInfo:
         topologies |= set(PREFER_TOPOLOGIES)
     if release >= (1, 4):
         topologies |= set(SHORT_TOPOLOGIES)
-    payloads: set[str] = set()
-    if (0, 56) <= release < (1, 7):
-        payloads.add("F1")
-    if (0, 56) <= release < (0, 58) or (1, 0) <= release < (1, 7):
-        payloads.add("F1:empty-apiVersion")  # v0.58.x/v0.59.0 fail (#9261); v0.59.1 reads it again
-    if (1, 0) <= release < (1, 7):
-        payloads.add("v1alpha1")
-    if (0, 58) <= release < (1, 7):
-        payloads.add("v1alpha2")
-    for version in VERSIONS[2:]:  # v1beta1 and later: read from the release serving the version on
-        if FIRST_RELEASE[version] <= release <= LAST_RELEASE[version]:
-            payloads.add(version)
+    payloads = {fmt for fmt, spans in READS.items() if any(_within(release, span) for span in spans)}
     return ReleaseInfo(
         release=release,
         served=frozenset(served),
@@ -164,11 +161,39 @@ def reads_payload(release: Release | str, fmt: str) -> bool:
     return fmt in info(release).payloads
 
 
+# The v1alpha1 SpecRevision wrapper that v0.56-v0.57 (and the flavor era) stored in ControllerRevision.data:
+# a Go struct {APIVersion string; Spec []byte} without omitempty, so exactly these keys; spec is base64.
+WRAPPER_KEYS = frozenset({"apiVersion", "spec"})
+
+# The eras of ControllerRevision payloads (what scan counts): key -> (what it is, releases that write it).
+ERAS: dict[str, tuple[str, str]] = {
+    "F0": ("flavor SpecRevision wrapper", "v0.55"),
+    "F1": ("v1alpha1 SpecRevision wrapper", "v0.56-v0.57"),
+    "F2": ("whole v1alpha2 object", "v0.58-v0.59"),
+    "F3": ("whole v1beta1 object, unlabelled", "v1.0.0"),
+    "F4": ("whole v1beta1 object, labelled, old name", "v1.0.1-v1.2"),
+    "F5": ("whole v1beta1 object, labelled, versioned name", "v1.3+"),
+    "v1alpha1-object": ("whole v1alpha1 object", "never written by a release"),
+    "flavor-object": ("whole flavor.kubevirt.io object", "never written by a release"),
+    "undecodable": ("payload KubeVirt cannot decode", "-"),
+}
+
+
+def is_wrapper(data: Any) -> bool:
+    """The SpecRevision wrapper's shape: {apiVersion: string (or null), spec: string}, nothing else."""
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("spec"), str)
+        and data.keys() <= WRAPPER_KEYS
+        and isinstance(data.get("apiVersion"), (str, type(None)))
+    )
+
+
 def payload_format(data: Any) -> str | None:
-    """The payload format of ControllerRevision.data, or None when it is none of ours."""
+    """The payload format of ControllerRevision.data (a PAYLOAD_FORMATS key), or None when it is none of ours."""
     if not isinstance(data, dict):
         return None
-    if "spec" in data and isinstance(data.get("spec"), str) and "kind" not in data:
+    if is_wrapper(data):
         return "F1:empty-apiVersion" if not data.get("apiVersion") else "F1"
     api_version = data.get("apiVersion")
     if data.get("kind") in FAMILY_OF_KIND and isinstance(api_version, str):

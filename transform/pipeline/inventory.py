@@ -9,7 +9,6 @@ marker (transform.yamltext.textio pre-filter) are parsed. Rendering lives in tra
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,19 +22,6 @@ from transform.pipeline.api_inventory import ApiUse, judge
 from transform.yamltext import textio
 
 GROUPS = tuple(dict.fromkeys(r.group for r in apis.TABLE if r.family == "instancetype"))
-# era key -> (payload format, KubeVirt releases that write it)
-ERAS: dict[str, tuple[str, str]] = {
-    "F0": ("flavor SpecRevision wrapper", "v0.55"),
-    "F1": ("v1alpha1 SpecRevision wrapper", "v0.56-v0.57"),
-    "F2": ("whole v1alpha2 object", "v0.58-v0.59"),
-    "F3": ("whole v1beta1 object, unlabelled", "v1.0.0"),
-    "F4": ("whole v1beta1 object, labelled, old name", "v1.0.1-v1.2"),
-    "F5": ("whole v1beta1 object, labelled, versioned name", "v1.3+"),
-    "v1alpha1-object": ("whole v1alpha1 object", "never written by a release"),
-    "flavor-object": ("whole flavor.kubevirt.io object", "never written by a release"),
-    "undecodable": ("payload KubeVirt cannot decode", "-"),
-}
-_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 MATCHER_MISMATCH_SINCE = (1, 6)
 FLAVOR_VM_UNTIL = releases.VM_FIELDS[("spec", "flavor")][1] or releases.LATEST
 
@@ -267,27 +253,12 @@ def _revision(obj: dict[str, Any], d: Doc) -> Revision:
     label = labels.get(payloads.LABEL + "object-name")
     if isinstance(label, str):
         rev.object_name, rev.object_name_source = label, "label"
-    if decoded.fmt == "F1":
-        api = data.get("apiVersion") if isinstance(data, dict) else None
-        rev.era = "F0" if isinstance(api, str) and api.startswith("flavor.kubevirt.io/") else "F1"
-        if not rev.object_name:
-            rev.object_name, rev.object_name_source = revisions.SYNTHETIC_NAME[decoded.family], "synthetic"
-        return rev
-    if not rev.object_name:
+    rev.era = revisions.era(decoded, data, labels, d.name)
+    if not rev.object_name and decoded.fmt == "F1":
+        rev.object_name, rev.object_name_source = revisions.SYNTHETIC_NAME[decoded.family], "synthetic"
+    elif not rev.object_name:
         rev.object_name = str(_get(decoded.obj, "metadata", "name") or "")
         rev.object_name_source = "payload" if rev.object_name else ""
-    if decoded.fmt == "flavor/v1alpha1":
-        rev.era = "flavor-object"
-    elif decoded.fmt == "v1alpha1":
-        rev.era = "v1alpha1-object"
-    elif decoded.fmt == "v1alpha2":
-        rev.era = "F2"
-    elif not any(str(k).startswith(payloads.LABEL) for k in labels):
-        rev.era = "F3"
-    else:
-        version = str(labels.get(revisions.VERSION_LABEL) or revisions.LATEST_VERSION)
-        versioned = re.search(rf"-{re.escape(version)}-(?:{_UUID})?-\d+$", d.name)
-        rev.era = "F5" if versioned else "F4"
     return rev
 
 

@@ -28,8 +28,9 @@ def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> l
         elif isinstance(data, dict):
             unreadable = judge.payload_unreadable(data, settings.target)
             found += [unreadable.at(severity=Severity.WARNING)] if unreadable is not None else []
-        # the API server stores `data` without looking at it: what is wrong in it is no error of the revision
-        return [f.at(severity=Severity.WARNING) if _in_data(f) and f.severity is Severity.ERROR else f for f in found]
+        # the API server stores `data` without looking at it: what its schema or webhooks would say of the
+        # payload is no error of the revision (what KubeVirt or this tool cannot decode still is)
+        return [f.at(severity=Severity.WARNING) if _schema_of_data(f) else f for f in found]
     found = validation.validate_document(obj, partial=partial, strict=settings.strict, target=settings.target)
     group = apis.group_of(api)
     if group is not None and group not in ("instancetype.kubevirt.io", "flavor.kubevirt.io") and isinstance(kind, str):
@@ -58,8 +59,8 @@ def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> l
     return found
 
 
-def _in_data(f: Finding) -> bool:
-    return f.path[:1] == ("data",)
+def _schema_of_data(f: Finding) -> bool:
+    return f.severity is Severity.ERROR and f.path[:1] == ("data",) and f.code.startswith(("schema.", "webhook."))
 
 
 def _not_latest(

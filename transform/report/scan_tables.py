@@ -7,8 +7,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from transform.kubevirt import apis, releases
+from transform.kubevirt.releases import ERAS
 from transform.pipeline.api_inventory import group_uses
-from transform.pipeline.inventory import ERAS, Doc, Scan
+from transform.pipeline.inventory import Doc, Scan
 from transform.report.formats import finding_dict
 
 SCHEMA = "instancetype-upgrade/scan/v1"

@@ -28,18 +28,6 @@ from transform.validate.structural import Node, Validator
 
 Release = tuple[int, int]
 INSTANCETYPE_GROUP = "instancetype.kubevirt.io"
-OWN_VERSIONS = ("v1alpha1", "v1alpha2")  # the versions bundled with a schema of their own Go types
-
-
-def _newest_range(version: str) -> tuple[Release, Release]:
-    api = apis.find(f"{INSTANCETYPE_GROUP}/{version}")
-    nxt = apis.successor(api) if api is not None else None
-    assert api is not None and api.served is not None and nxt is not None and nxt.served is not None
-    return api.served, nxt.served
-
-
-# served as the newest version in [from, to): from its first release to its successor's (transform.kubevirt.apis)
-OWN_VERSION_SERVED: dict[str, tuple[Release, Release]] = {v: _newest_range(v) for v in OWN_VERSIONS}
 
 
 @functools.cache
@@ -71,12 +59,17 @@ def crd_of(api_version: Any, kind: Any) -> str | None:
 
 
 def _own_version(version: str, target: Release) -> str | None:
-    """The instancetype.kubevirt.io own-version schema judging `version` at `target`, if that is what applies."""
-    if version not in OWN_VERSION_SERVED or (1, 0) <= target < (1, 6):
-        return None  # v1.0-v1.5 serve v1alpha1 and v1alpha2 with the v1beta1 schema of the release
-    if OWN_VERSION_SERVED["v1alpha2"][0] <= target < (1, 0):
-        return "v1alpha2"  # v0.58-v0.59 attach the v1alpha2 schema to both versions
-    return version  # served as the newest (v0.56-v0.57 v1alpha1) or no longer served
+    """The instancetype.kubevirt.io own-version schema judging `version` at `target`, if that is what applies
+    (the bundle's own-version schemas; what the target serves: transform.kubevirt.apis)."""
+    own = index()["own_version"]["schemas"]
+    if version not in own:
+        return None
+    served = [r.version for r in apis.rows(INSTANCETYPE_GROUP) if r.serves(target)]
+    if version not in served:
+        return version  # not (or no longer) served: the schema of its own Go types
+    # served: KubeVirt attaches its newest version's schema to every version (v0.58-v0.59: v1alpha2's;
+    # v1.0-v1.5: the release's v1beta1 schema)
+    return served[-1] if served[-1] in own else None
 
 
 @functools.cache
