@@ -161,3 +161,18 @@ def test_what_the_schema_says_of_a_payload_is_no_error_of_the_revision(tmp_path:
     assert found and all(severity == "warning" for severity, _path in found), found
     assert all(path.startswith("data.spec.memory.overcommitPercent") for _severity, path in found), found
     assert result.exit_code == 0
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_revision_is_validated_once(strict: bool) -> None:
+    """validate judges the revision and its payload once: no finding comes twice (nothing hides repeats)."""
+    from transform.model.settings import Settings
+    from transform.pipeline.validate_files import validate_object
+
+    spec = {"cpu": {"guest": 1}, "memory": {"guest": "1Gi", "overcommitPercent": 150, "bogus": 1}}
+    payload = {"apiVersion": "instancetype.kubevirt.io/v1beta1", "kind": "VirtualMachineInstancetype", "spec": spec}
+    labels = {"instancetype.kubevirt.io/object-version": "v1beta1"}
+    doc = {"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": {"name": "r", "labels": labels},
+           "data": {**payload, "metadata": {"name": "i"}}, "revision": 1}  # fmt: skip
+    found = [(f.code, f.path, f.message) for f in validate_object(doc, Settings(strict=strict), False)]
+    assert len(found) == len(set(found)) >= 2, found

@@ -10,7 +10,7 @@ import click
 
 from transform.cli.exits import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, write_report
 from transform.cli.progress import Progress
-from transform.model.findings import STRICT_SUFFIX, Finding, Severity, apply_policy, error, quote_name, warning
+from transform.model.findings import Severity, apply_policy, error, quote_name, warning
 from transform.model.limits import file_limit
 from transform.model.settings import Settings
 from transform.pipeline import sinks, sources
@@ -192,22 +192,6 @@ def _read_only(path: str) -> bool:
         return False
 
 
-def _one_per_fact(findings: list[Finding]) -> list[Finding]:
-    """One finding per fact: the same code, place and message reported twice (by two checks, or as
-    a warning and an error) is shown once, at its highest severity."""
-    rank = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
-    best: dict[tuple[object, ...], Finding] = {}
-    for f in findings:
-        key = _key(f)
-        if key not in best or rank[f.severity] < rank[best[key].severity]:
-            best[key] = f
-    return [f for f in findings if best.get(_key(f)) is f]
-
-
-def _key(f: Finding) -> tuple[object, ...]:
-    return (f.code, f.file, f.doc, f.line, f.column, f.object, f.path, f.message.removesuffix(STRICT_SUFFIX))
-
-
 def policy(result: RunResult, c: Settings) -> None:
     """--select/--ignore and --strict on every finding (the engine applied them to files already);
     a failed file reports no change (it was not and will not be written)."""
@@ -223,7 +207,7 @@ def report(command: str, result: RunResult, c: Settings, *, stdout_is_data: bool
     from transform.report import formats
 
     policy(result, c)
-    everything = _one_per_fact(result.all_findings)
+    everything = result.all_findings
     findings = [f for f in everything if f.severity is not Severity.INFO] if c.quiet else everything
     if command in ("check", "diff"):
         findings = [formats.would(f) for f in findings]

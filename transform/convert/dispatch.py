@@ -236,11 +236,9 @@ def _check_upgraded(obj: dict[str, Any], settings: Settings, partial: bool) -> l
 def _check_current(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
     """A document that needs no change: its problems are warnings (errors only with --strict)."""
     # lazy: the validators and their schemas load only when a document is validated
-    from transform.validate import documents as validation
-    from transform.validate import target as judge
+    from transform.validate.target import judge
 
-    found = validation.validate_document(obj, partial=partial, strict=settings.strict, target=settings.target)
-    found = judge.with_target(found, judge.target_findings(obj, settings.target, fields=False))
+    found = judge(obj, settings.target, strict=settings.strict, partial=partial)
     sev = Severity.ERROR if settings.strict else Severity.WARNING
     return [f.at(severity=sev) if f.severity is Severity.ERROR else f for f in found]
 

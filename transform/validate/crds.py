@@ -21,7 +21,7 @@ import json
 from typing import Any
 
 from transform.kubevirt import apis
-from transform.model.findings import Finding, Severity
+from transform.model.findings import Finding, Severity, format_path
 from transform.validate import objectmeta
 from transform.validate.schemas import read_bundled
 from transform.validate.structural import Node, Validator
@@ -160,3 +160,30 @@ def added_in(api_version: Any, kind: Any, path: tuple[Any, ...]) -> Release | No
         key = star if nxt not in table and star in table else nxt
     found = table.get(key)
     return _parse(found) if found is not None else None
+
+
+def unknown_field(path: tuple[Any, ...], target: Release, added: Release, severity: Severity) -> Finding:
+    return Finding(
+        severity,
+        "target.unknown-field",
+        f"KubeVirt {_text(target)} does not know {format_path(path)} (added in {_text(added)}): "
+        "its API server drops the field silently",
+        path=path,
+    )
+
+
+def dated(found: list[Finding], api_version: Any, kind: Any, target: Release) -> list[Finding]:
+    """Schema findings of a document judged at `target`: an unknown field that a later release of the
+    kind's schema has is the target's fact (`target.unknown-field`, with that release), not a typo."""
+    out = []
+    for f in found:
+        if f.code == "schema.unknown-field":
+            added = added_in(api_version, kind, f.path)
+            if added is not None and added > target:
+                f = unknown_field(f.path, target, added, f.severity)
+        out.append(f)
+    return out
+
+
+def _text(release: Release) -> str:
+    return f"{release[0]}.{release[1]}"

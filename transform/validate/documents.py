@@ -23,7 +23,6 @@ from transform.validate import crds, objectmeta, webhooks
 from transform.validate.schemas import load_schema
 from transform.validate.structural import Node, Validator
 from transform.validate.structural import show as _show
-from transform.validate.target import dated
 
 Release = tuple[int, int]
 LATEST: Release = releases.LATEST
@@ -89,7 +88,7 @@ def _unknown_hint(found: list[Finding], api_version: str, kind: str) -> list[Fin
 
 def _kubevirt_document(obj: dict[str, Any], partial: bool, strict: bool, target: Release) -> list[Finding]:
     api_version, kind = str(obj["apiVersion"]), str(obj["kind"])
-    out = dated(crds.validate_object(obj, target, partial=partial, strict=strict) or [], api_version, kind, target)
+    out = crds.dated(crds.validate_object(obj, target, partial=partial, strict=strict) or [], api_version, kind, target)
     family = releases.family_of(kind)
     if api_version.startswith(f"{releases.GROUP}/") and family is not None:
         out = _unknown_hint(out, api_version, kind)

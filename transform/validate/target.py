@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from transform.kubevirt import releases
-from transform.model.findings import Finding, Severity, error, format_path
-from transform.validate import crds
+from transform.model.findings import Finding, Severity, error
+from transform.validate import crds, documents
 
 Release = tuple[int, int]
 
@@ -25,29 +25,6 @@ FORMAT_TEXT = {
     "F1": "a v1alpha1 SpecRevision wrapper",
     "F1:empty-apiVersion": 'a v1alpha1 SpecRevision wrapper with apiVersion ""',
 }
-
-
-def unknown_field(path: tuple[Any, ...], target: Release, added: Release, severity: Severity) -> Finding:
-    return Finding(
-        severity,
-        "target.unknown-field",
-        f"KubeVirt {releases.text(target)} does not know {format_path(path)} (added in {releases.text(added)}): "
-        "its API server drops the field silently",
-        path=path,
-    )
-
-
-def dated(found: list[Finding], api_version: Any, kind: Any, target: Release) -> list[Finding]:
-    """Schema findings of a document judged at `target`: an unknown field that a later release of the
-    kind's schema has is the target's fact (`target.unknown-field`, with that release), not a typo."""
-    out = []
-    for f in found:
-        if f.code == "schema.unknown-field":
-            added = crds.added_in(api_version, kind, f.path)
-            if added is not None and added > target:
-                f = unknown_field(f.path, target, added, f.severity)
-        out.append(f)
-    return out
 
 
 def payload_unreadable(data: Any, target: Release) -> Finding | None:
@@ -68,7 +45,7 @@ def target_findings(obj: dict[str, Any], release: Release | str, *, fields: bool
     """What the target release cannot take from `obj`: its apiVersion, payload, fields, topology values.
 
     `fields=False`: leave out the unknown fields that the target's own schema reports (a caller that
-    judges the document at the target already has them, dated by `dated`)."""
+    judges the document at the target already has them, dated by transform.validate.crds.dated)."""
     target = releases.info(release).release
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     out: list[Finding] = []
@@ -114,7 +91,7 @@ def target_findings(obj: dict[str, Any], release: Release | str, *, fields: bool
 def _unknown_at(obj: dict[str, Any], api_version: str, kind: Any, target: Release) -> list[Finding]:
     """The fields of `obj` the target's schema lacks and a later release has."""
     found = crds.validate_object(obj, target, partial=True)
-    return [f for f in dated(found or [], api_version, kind, target) if f.code == "target.unknown-field"]
+    return [f for f in crds.dated(found or [], api_version, kind, target) if f.code == "target.unknown-field"]
 
 
 def _vm_fields(obj: dict[str, Any], target: Release) -> list[Finding]:
@@ -127,7 +104,7 @@ def _vm_fields(obj: dict[str, Any], target: Release) -> list[Finding]:
         for part in path:
             value = value.get(part) if isinstance(value, dict) else None
         if value is not None:
-            out.append(unknown_field(path, target, since, Severity.WARNING))
+            out.append(crds.unknown_field(path, target, since, Severity.WARNING))
     return out
 
 
@@ -152,6 +129,14 @@ def _topology(value: Any, target: releases.ReleaseInfo, path: tuple[Any, ...]) -
             path,
         )
     return None
+
+
+def judge(obj: dict[str, Any], release: Release, *, strict: bool = False, partial: bool = False) -> list[Finding]:
+    """Everything wrong with one document, for its own version and for the target, one finding per fact:
+    the schema and webhook findings (transform.validate.documents) and the target's. Commands choose only
+    the severity."""
+    found = documents.validate_document(obj, partial=partial, strict=strict, target=release)
+    return with_target(found, target_findings(obj, release, fields=False))
 
 
 def with_target(found: list[Finding], target_found: list[Finding]) -> list[Finding]:
