@@ -6,8 +6,10 @@ KubeVirt's Go conversion applied to a ControllerRevision payload on that hop. St
 objects only get their apiVersion (and kind) rewritten: the CRDs use conversion strategy
 None, so that is all the API server ever did to them. A future `v1beta1 -> v1` is one new
 module and one line in `STEPS`, plus the version's row in transform.kubevirt.apis.TABLE (from which
-the field trees, payload formats, release table and validation read the instancetype versions;
-tests/kubevirt/test_future_hop.py shows it).
+the payload formats, release table and validation read the instancetype versions; its fields come from
+the bundled CRD schemas). A step names the Go types its output is encoded with (`GO_TYPES`, default its
+own version) and writes its version into a revision's `object-version` label: ControllerRevisions are
+written as the registry's last step says (tests/kubevirt/test_future_hop.py shows it).
 """
 
 from __future__ import annotations

@@ -46,6 +46,7 @@ def preload(settings: Settings) -> None:
     documents need them."""
     # lazy: the validators and their schemas load only when a document is validated (here: workers follow)
     from transform.validate import documents as validation
+    from transform.validate import target as _judge  # noqa: F401  (imported for the workers to inherit)
 
     validation.preload(settings.target)
     gojson.preload()
