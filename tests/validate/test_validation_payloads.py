@@ -50,7 +50,8 @@ PAYLOADS = [
     # the Go struct has no required fields: a wrapper without apiVersion decodes (an empty preference)
     pytest.param({"spec": "e30="}, [], id="f1-apiversion-optional"),
     pytest.param(
-        {"apiVersion": "apps/v1", "kind": "Deployment"}, [("error", "revision.unknown-version", ("apiVersion",))],
+        {"apiVersion": "apps/v1", "kind": "Deployment"},
+        [("error", "revision.unknown-version", ("apiVersion",))],
         id="foreign",
     ),  # fmt: skip
     pytest.param(

@@ -4,8 +4,8 @@ Every KubeVirt object is judged against the schema its target release's API serv
 (transform.validate.crds; the API server's semantics in transform.validate.structural), plus the
 webhook rules a schema cannot express (transform.validate.webhooks). ControllerRevisions are judged
 against apps/v1's schema, and their payloads as KubeVirt's Go decoder reads them
-(transform.validate.decoding), never against a CRD schema: the API server does not look at `data`. Nothing heavy is imported or
-read before the first KubeVirt document.
+(transform.validate.decoding), never against a CRD schema: the API server does not look at `data`.
+Nothing heavy is imported or read before the first KubeVirt document.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from transform.validate.structural import Validator
 
 Release = tuple[int, int]
 LATEST: Release = releases.LATEST
+
+
 @functools.cache
 def _compiled(name: str) -> Validator:
     assert name == "ControllerRevision", name  # apps/v1, from Kubernetes' OpenAPI (scripts/bundle_schemas.py)
