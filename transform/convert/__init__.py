@@ -91,13 +91,14 @@ def last_step() -> Step:
     return found[-1]
 
 
-def go_types(version: str) -> str:
-    """The Go type table (transform.kubevirt.gojson) that payloads of instancetype.kubevirt.io/`version` are
-    decoded and encoded with: the one the step writing the version names, else the version's own."""
-    for step in STEPS.values():
-        if step.to_api_version == f"instancetype.kubevirt.io/{version}":
-            return step.go_types
-    return version
+def go_types() -> dict[str, str]:
+    """instancetype.kubevirt.io version -> the Go type table version (transform.kubevirt.gojson) its
+    payloads are decoded and encoded with, where a step writing the version names another."""
+    return {
+        s.to_version: s.go_types
+        for s in STEPS.values()
+        if s.to_group == "instancetype.kubevirt.io" and s.go_types != s.to_version
+    }
 
 
 def upgrade_kind(api_version: str, kind: str) -> tuple[str, str] | None:

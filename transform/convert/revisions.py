@@ -75,7 +75,8 @@ def identity_from_name(name: str, vm_name: str | None) -> Identity | None:
 def _go_encode(payload: dict[str, Any]) -> dict[str, Any]:
     """What json.Marshal of the latest version's Go object writes (the payload's values were checked when
     decoded), with the Go types the registry's last step names."""
-    type_name = gojson.object_type(convert.go_types(latest_version()), str(payload["kind"]))
+    version = latest_version()
+    type_name = gojson.object_type(convert.go_types().get(version, version), str(payload["kind"]))
     assert type_name is not None, payload["kind"]
     try:
         return dict(gojson.reencode(payload, type_name).value)
@@ -119,7 +120,7 @@ def upgrade_revision(doc: dict[str, Any], *, rename: bool = False, hints: Hints 
     labelled_latest = labels.get(VERSION_LABEL) == latest
     if labelled_latest and isinstance(data, dict) and data.get("apiVersion") == convert.LATEST:
         return None  # KubeVirt never reads it again: nothing to decode, nothing to check
-    decoded = decode(data)
+    decoded = decode(data, convert.go_types())
     findings = list(decoded.findings)
     if labelled_latest:
         if decoded.fmt == latest:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from transform import convert
 from transform.convert import payloads, revisions
 from transform.kubevirt import apis, embedding, releases
 from transform.model.findings import Finding, Severity, error
@@ -245,7 +246,7 @@ def _revision(obj: dict[str, Any], d: Doc) -> Revision:
     data = obj.get("data")
     rev = Revision(d, "undecodable", "", "", "", "", str(own.get("kind") or ""), str(own.get("name") or ""))
     try:
-        decoded = payloads.decode(data)
+        decoded = payloads.decode(data, convert.go_types())
     except revisions.RevisionError as exc:
         rev.error = exc.message
         return rev

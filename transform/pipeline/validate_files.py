@@ -26,11 +26,11 @@ def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> l
         if data is None or data == {}:
             found.append(error("revision.no-data", "ControllerRevision has no payload in data", ("data",)))
         elif isinstance(data, dict):
+            if not validation.judges_payload(obj):  # validate_document judged it already (once)
+                found += [f.at(path=("data",) + f.path) for f in validation.validate_payload(data)]
             unreadable = judge.payload_unreadable(data, settings.target)
             found += [unreadable.at(severity=Severity.WARNING)] if unreadable is not None else []
-        # the API server stores `data` without looking at it: what its schema or webhooks would say of the
-        # payload is no error of the revision (what KubeVirt or this tool cannot decode still is)
-        return [f.at(severity=Severity.WARNING) if _schema_of_data(f) else f for f in found]
+        return found
     found = validation.validate_document(obj, partial=partial, strict=settings.strict, target=settings.target)
     group = apis.group_of(api)
     if group is not None and group not in ("instancetype.kubevirt.io", "flavor.kubevirt.io") and isinstance(kind, str):
@@ -57,10 +57,6 @@ def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> l
         ]
         found = judge.with_target(found, target)
     return found
-
-
-def _schema_of_data(f: Finding) -> bool:
-    return f.severity is Severity.ERROR and f.path[:1] == ("data",) and f.code.startswith(("schema.", "webhook."))
 
 
 def _not_latest(
