@@ -41,7 +41,14 @@ def test_one_default_release() -> None:
 
 
 def test_every_format_has_a_renderer() -> None:
-    assert set(options.FORMATS) == set(formats.RENDERERS)
+    """One list: --format offers the report registry's formats, and --help names each."""
+    assert options.FORMATS == tuple(formats.RENDERERS)
+    from click.testing import CliRunner
+
+    from transform.cli.main import cli
+
+    shown = CliRunner().invoke(cli, ["check", "--help"]).output
+    assert all(name in shown for name in formats.RENDERERS), shown
 
 
 def test_every_option_lands_in_settings() -> None:

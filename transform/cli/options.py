@@ -16,8 +16,9 @@ import click
 
 from transform.model.limits import DEFAULT_MAX_ARCHIVE_BYTES
 from transform.model.settings import DEFAULT_MAX_DOCUMENT_BYTES, Settings
+from transform.report.formats import RENDERERS
 
-FORMATS = ("text", "json", "junit", "sarif", "markdown")  # == report.formats.RENDERERS (a test checks)
+FORMATS = tuple(RENDERERS)  # --format: the report registry, in its order
 
 
 def parse_target(ctx: click.Context | None, param: click.Parameter | None, value: Any) -> tuple[int, int] | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from transform.convert import payloads, revisions
-from transform.kubevirt import apis, embedding, releases
+from transform.kubevirt import apis, embedding, names, releases
 from transform.model.findings import Finding, Severity, error
 from transform.model.plain import as_map
 from transform.model.settings import CDI_DEFAULT_RELEASE, Settings
@@ -35,7 +35,6 @@ ERAS: dict[str, tuple[str, str]] = {
     "flavor-object": ("whole flavor.kubevirt.io object", "never written by a release"),
     "undecodable": ("payload KubeVirt cannot decode", "-"),
 }
-_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 MATCHER_MISMATCH_SINCE = (1, 6)
 FLAVOR_VM_UNTIL = (0, 56)
 
@@ -279,7 +278,7 @@ def _revision(obj: dict[str, Any], d: Doc) -> Revision:
         rev.era = "F3"
     else:
         version = str(labels.get(revisions.VERSION_LABEL) or revisions.LATEST_VERSION)
-        versioned = re.search(rf"-{re.escape(version)}-(?:{_UUID})?-\d+$", d.name)
+        versioned = re.search(rf"-{re.escape(version)}-(?:{names.UUID})?-\d+$", d.name)
         rev.era = "F5" if versioned else "F4"
     return rev
 
