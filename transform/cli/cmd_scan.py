@@ -75,7 +75,9 @@ def _run(paths: list[str], c: Settings) -> int:
     result.breaking = apply_policy(result.breaking, strict=False, select=c.select, ignore=c.ignore)
     findings = result.errors + result.breaking
     if c.statistics:
-        summary = formats.Summary(command="scan", files_seen=result.files_seen, files=sorted(result.files))
+        summary = formats.Summary(
+            command="scan", files_seen=result.files_seen, files=sorted(result.files), suppressed=result.suppressed
+        )
         out = formats.render_statistics(findings, summary)
     elif fmt == "json":
         out = scan_report.render_json(result)

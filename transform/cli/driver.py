@@ -239,6 +239,7 @@ def report(command: str, result: RunResult, c: Settings, *, stdout_is_data: bool
         renames=renames,
         files=result.names or [r.name for r in result.results],
         changed_files=changed,
+        suppressed=[f for r in result.results for f in r.suppressed],
         changes_fail=command in ("check", "diff")
         and not c.exit_zero
         or command == "fix"

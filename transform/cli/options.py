@@ -195,6 +195,13 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
         callback=_codes,
         help="Do not report findings whose code starts with CODE (errors still set the exit code).",
     ),
+    "inline_ignores": click.option(
+        "--inline-ignores/--no-inline-ignores",
+        default=None,
+        help="Let `# instancetype-upgrade: ignore=CODE[,CODE...]` comments in the inputs suppress the warnings "
+        "and infos they name, for the field they are written at (the apiVersion line: the whole object); on by "
+        "default. Errors are never suppressed.",
+    ),
     "exit_zero": click.option(
         "--exit-zero",
         is_flag=True,
@@ -210,7 +217,7 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
 SETTINGS_FIELDS = frozenset(f.name for f in fields(Settings))
 assert set(_OPTIONS) <= SETTINGS_FIELDS  # every option lands in the record
 
-REPORT = ("fmt", "output_file", "quiet", "statistics", "select", "ignore", "debug")
+REPORT = ("fmt", "output_file", "quiet", "statistics", "select", "ignore", "inline_ignores", "debug")
 ENGINE = (
     "target",
     "target_cdi",
