@@ -40,10 +40,10 @@ Exit codes:
     "exit_zero",
 )
 def scan(paths: tuple[str, ...], **kw: Any) -> None:
-    """Report every KubeVirt instancetype-related document (files, directories, Velero backups):
-    objects per kind and version, ControllerRevisions per payload era, VMs and their revision
-    references, dangling references, orphan revisions, object-name mismatches, and what the
-    target release cannot read. Writes nothing."""
+    """Report every KubeVirt and CDI document (files, directories, Velero backups): objects per kind
+    and version (every API version the target no longer serves or deprecates), ControllerRevisions per
+    payload era, VMs and their revision references, dangling references, orphan revisions, object-name
+    mismatches, and what the target release cannot read. Writes nothing."""
     c = settings(kw)
     sys.exit(guard(lambda: _run(list(paths), c), c.debug))
 

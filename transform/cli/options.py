@@ -18,6 +18,14 @@ from transform.model.limits import DEFAULT_MAX_ARCHIVE_BYTES
 from transform.model.settings import DEFAULT_MAX_DOCUMENT_BYTES, Settings
 from transform.report.formats import RENDERERS
 
+# What every upgrading command's --help and the pre-commit hooks say it upgrades (docs/upgrades.md has the table).
+WHAT_IT_UPGRADES = (
+    "KubeVirt and CDI objects, to the newest API version the target release serves: instancetype.kubevirt.io "
+    "v1alpha1/v1alpha2 instance types and preferences (and flavor.kubevirt.io flavors), their ControllerRevisions "
+    "(every payload format a release wrote), and every other KubeVirt and CDI API version the target no longer "
+    "serves or deprecates (kubevirt.io, snapshot, export, clone, pool, migrations, cdi.kubevirt.io, ...), wherever "
+    "the object sits (lists, templates, owner references, kustomize patch targets)"
+)
 FORMATS = tuple(RENDERERS)  # --format: the report registry, in its order
 
 
