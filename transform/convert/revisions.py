@@ -20,7 +20,6 @@ from transform.kubevirt.names import UUID, name_problem
 from transform.model.findings import Finding, info, warning
 from transform.model.plain import as_map
 
-LABELS = ("object-generation", "object-kind", "object-name", "object-uid", "object-version")
 VERSION_LABEL = LABEL + "object-version"
 LATEST_VERSION = "v1beta1"  # the payload version written (its Go JSON encoding: transform.kubevirt.gojson)
 CLUSTER_KIND = {
