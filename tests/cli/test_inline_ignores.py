@@ -224,3 +224,24 @@ def test_the_documented_example_means_what_docs_say() -> None:
         (("webhook.deprecated-topology",), ("spec", "cpu")),
         (("target.",), ("spec", "devices", "preferredDiskBus")),
     ]
+
+
+def test_krm_items_keep_their_directives() -> None:
+    """The KRM function reads each item as a document: a directive in one item covers that item only."""
+    import yaml
+
+    item = (
+        "- apiVersion: instancetype.kubevirt.io/v1alpha2{api}\n  kind: VirtualMachinePreference\n  metadata:\n"
+        "    name: {name}\n  spec:\n    cpu:\n{before}      preferredCPUTopology: preferSockets\n"
+    )
+    rl = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + "".join(
+        [
+            item.format(api="", name="a", before="      # instancetype-upgrade: ignore=webhook.\n"),
+            item.format(api=D + "webhook.deprecated-topology", name="b", before=""),
+            item.format(api="", name="c", before=""),
+        ]
+    )
+    out = CliRunner().invoke(main_module.cli, ["krm"], input=rl).stdout
+    warned = [r["resourceRef"]["name"] for r in yaml.safe_load(out)["results"] if r["severity"] == "warning"]
+    assert warned == ["c"]
+    assert out.count("# instancetype-upgrade: ignore=") == 2  # kept, as every comment is

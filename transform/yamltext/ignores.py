@@ -41,16 +41,17 @@ class Directive:
     path: tuple[Any, ...]  # what it covers: this path and below (() = the whole document)
 
 
-def find(text: str) -> tuple[list[Directive], list[Finding]]:
-    """The directives of a file's text, and a warning for each that is malformed or covers nothing."""
+def find(text: str, chunks: list[textio.Chunk] | None = None) -> tuple[list[Directive], list[Finding]]:
+    """The directives of a file's text, and a warning for each that is malformed or covers nothing.
+    `chunks`: the documents, when they are not the text's YAML documents (a KRM ResourceList's items)."""
     out: list[Directive] = []
     problems: list[Finding] = []
     if MARKER not in text:
         return out, problems
     doc_index, line0, counted = -1, 0, 0
-    for chunk in textio.split_documents(text):
+    for chunk in textio.split_documents(text) if chunks is None else chunks:
         body = text[chunk.start : chunk.end]
-        if not textio.has_content(body) and not textio.stream_problem(body):
+        if chunks is None and not textio.has_content(body) and not textio.stream_problem(body):
             continue
         doc_index += 1
         if MARKER not in body:
@@ -152,9 +153,16 @@ def covered(f: Finding, directives: list[Directive]) -> Directive | None:
     return None
 
 
-def apply(text: str, findings: list[Finding], file: str) -> tuple[list[Finding], list[Finding]]:
-    """(findings kept, findings suppressed) for one file's text; malformed directives are warned about."""
-    return apply_files({file: text}, findings)
+def apply(
+    text: str, findings: list[Finding], file: str, chunks: list[textio.Chunk] | None = None
+) -> tuple[list[Finding], list[Finding]]:
+    """(findings kept, findings suppressed) for one file's text; malformed directives are warned about.
+    `chunks`: as for `find`."""
+    if chunks is None:
+        return apply_files({file: text}, findings)
+    directives, problems = find(text, chunks)
+    kept = [f for f in findings if not covered(f, directives)]
+    return kept + [p.at(file=file) for p in problems], [f for f in findings if covered(f, directives)]
 
 
 def apply_files(
