@@ -16,11 +16,10 @@ from typing import Any
 from transform import convert
 from transform.convert.payloads import LABEL, NAMESPACED_KIND, Decoded, RevisionError, decode, owner
 from transform.kubevirt import gojson, releases
-from transform.kubevirt.names import name_problem
+from transform.kubevirt.names import UUID, name_problem
 from transform.model.findings import Finding, info, warning
 from transform.model.plain import as_map
 
-LABELS = ("object-generation", "object-kind", "object-name", "object-uid", "object-version")
 VERSION_LABEL = LABEL + "object-version"
 CLUSTER_KIND = {
     "instancetype": "VirtualMachineClusterInstancetype",
@@ -32,9 +31,8 @@ SYNTHETIC_NAME = {
 }
 STRIPPED_META = ("labels", "annotations", "finalizers", "ownerReferences", "managedFields")
 SERVER_SET = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "selfLink")
-_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 _VERSIONED = "|".join(re.escape(v) + "-" for v in releases.VERSIONS)
-_OLD_NAME = re.compile(rf"^(?P<obj>.+?)-(?:{_VERSIONED})?(?P<uid>{_UUID})-(?P<gen>\d+)$")
+_OLD_NAME = re.compile(rf"^(?P<obj>.+?)-(?:{_VERSIONED})?(?P<uid>{UUID})-(?P<gen>\d+)$")
 
 
 def latest_version() -> str:
@@ -321,7 +319,7 @@ def era(decoded: Decoded, data: Any, labels: dict[str, Any], name: str) -> str:
     if not any(str(k).startswith(LABEL) for k in labels):
         return "F3"
     version = str(labels.get(VERSION_LABEL) or latest_version())
-    return "F5" if re.search(rf"-{re.escape(version)}-(?:{_UUID})?-\d+$", name) else "F4"
+    return "F5" if re.search(rf"-{re.escape(version)}-(?:{UUID})?-\d+$", name) else "F4"
 
 
 def planned_name(doc: dict[str, Any]) -> str | None:

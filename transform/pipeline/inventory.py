@@ -20,6 +20,7 @@ from transform.model.findings import Finding, Severity, error
 from transform.model.plain import as_map
 from transform.model.settings import CDI_DEFAULT_RELEASE, Settings
 from transform.pipeline.api_inventory import ApiUse, judge
+from transform.pipeline.parts import MARKER
 from transform.yamltext import textio
 
 GROUPS = tuple(dict.fromkeys(r.group for r in apis.TABLE if r.family == "instancetype"))
@@ -83,6 +84,7 @@ class Scan:
     orphans: list[Revision] = field(default_factory=list)
     mismatches: list[tuple[VM, Ref, Revision, str]] = field(default_factory=list)  # (.., matcher name)
     apis: list[ApiUse] = field(default_factory=list)  # every object of a table group (transform.kubevirt.apis)
+    suppressed: list[Finding] = field(default_factory=list)  # by the files' inline ignores (yamltext.ignores)
 
     @property
     def exit_code(self) -> int:
@@ -113,6 +115,7 @@ def scan_items(
 
     settings = settings or Settings(target=target)
     scan = Scan(target=target, target_cdi=settings.target_cdi)
+    marked: dict[str, str] = {}  # the texts of files with inline ignores
     for name, data in items:
         scan.files_seen += 1
         if not textio.is_candidate(data):
@@ -123,6 +126,8 @@ def scan_items(
         except textio.ReadError as exc:
             scan.errors.append(error("input.encoding", str(exc), file=name))
             continue
+        if settings.inline_ignores and MARKER in source.text:
+            marked[name] = source.text
         problems: list[Finding] = []
         for pd in iter_documents(name, source, settings, problems):
             if pd.doc is None:
@@ -141,6 +146,13 @@ def scan_items(
                 _visit(scan, obj, path, name, pd.index, where)
         scan.errors.extend(problems)
     _analyse(scan)
+    if marked:
+        # lazy: only a scan of a file that holds a directive composes its documents again
+        from transform.yamltext.ignores import apply_files
+
+        scan.errors, suppressed = apply_files(marked, scan.errors)
+        scan.breaking, scan.suppressed = apply_files(marked, scan.breaking, warn=False)
+        scan.suppressed += suppressed
     return scan
 
 
