@@ -44,8 +44,9 @@ def payload_unreadable(data: Any, target: Release) -> Finding | None:
 def target_findings(obj: dict[str, Any], release: Release | str, *, fields: bool = True) -> list[Finding]:
     """What the target release cannot take from `obj`: its apiVersion, payload, fields, topology values.
 
-    `fields=False`: leave out the unknown fields that the target's own schema reports (a caller that
-    judges the document at the target already has them, dated by transform.validate.crds.dated)."""
+    `fields=False`: leave out the unknown fields that the target's schema reports (a caller that judges
+    the document at the target already has them, dated by transform.validate.crds.dated); with them, a
+    field no release has is `schema.unknown-field`, as `validate` says it."""
     target = releases.info(release).release
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     out: list[Finding] = []
@@ -88,10 +89,26 @@ def target_findings(obj: dict[str, Any], release: Release | str, *, fields: bool
     return out
 
 
+# Where a VirtualMachine's unknown fields concern instance types (scan says them; the rest of a VM is
+# `validate`'s business unless a later release has the field).
+_VM_PARTS = (
+    ("spec", "instancetype"),
+    ("spec", "preference"),
+    ("status", "instancetypeRef"),
+    ("status", "preferenceRef"),
+)
+
+
 def _unknown_at(obj: dict[str, Any], api_version: str, kind: Any, target: Release) -> list[Finding]:
-    """The fields of `obj` the target's schema lacks and a later release has."""
-    found = crds.validate_object(obj, target, partial=True)
-    return [f for f in crds.dated(found or [], api_version, kind, target) if f.code == "target.unknown-field"]
+    """The fields of `obj` the target's API server drops: `target.unknown-field` when a later release has
+    the field, `schema.unknown-field` when none does (for a VM, only in its instance type references)."""
+    found = crds.dated(crds.validate_object(obj, target, partial=True) or [], api_version, kind, target)
+    return [
+        f
+        for f in found
+        if f.code == "target.unknown-field"
+        or (f.code == "schema.unknown-field" and (kind != "VirtualMachine" or f.path[:2] in _VM_PARTS))
+    ]
 
 
 def _vm_fields(obj: dict[str, Any], target: Release) -> list[Finding]:
@@ -142,5 +159,6 @@ def judge(obj: dict[str, Any], release: Release, *, strict: bool = False, partia
 def with_target(found: list[Finding], target_found: list[Finding]) -> list[Finding]:
     """A document's own findings plus the target's, one per fact: a field already reported unknown at a
     path is not reported again."""
-    unknown = {f.path for f in found if f.code in ("schema.unknown-field", "target.unknown-field")}
-    return found + [f for f in target_found if not (f.code == "target.unknown-field" and f.path in unknown)]
+    codes = ("schema.unknown-field", "target.unknown-field")
+    unknown = {f.path for f in found if f.code in codes}
+    return found + [f for f in target_found if not (f.code in codes and f.path in unknown)]
