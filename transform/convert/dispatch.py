@@ -93,6 +93,8 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
     objects.references(out, path, settings.drop_server_fields, targets)
     if group is not None and group not in convert.GROUPS and (not path or path[0] == "items") and len(path) <= 2:
         _whole_object(out, path, obj, settings, file in index.patch_files, out.changes[changes_before:])
+    if embedding.in_template(path):
+        out.findings[before:] = embedding.substituted(out.findings[before:], obj)
     for i in range(before, len(out.findings)):
         f = out.findings[i]
         out.findings[i] = f.at(object=f.object or ref, path=path + f.path, extra={**f.extra, **_resource(obj)})
