@@ -45,7 +45,7 @@ PAYLOADS = [
         id="f1-neither-family",
     ),  # fmt: skip
     pytest.param({**wrapper({}), "extra": 1}, [("error", "schema.unknown-field", ("extra",))], id="f1-closed"),
-    pytest.param({"spec": "e30="}, [("error", "schema.required", ())], id="f1-apiversion-required"),
+    pytest.param({"spec": "e30="}, [("error", "schema.required", ("apiVersion",))], id="f1-apiversion-required"),
     pytest.param({"apiVersion": "apps/v1", "kind": "Deployment"}, [("error", "payload.unknown", ())], id="foreign"),
     pytest.param(
         pref("v1alpha2", cpu={"preferredCPUTopology": 1}),

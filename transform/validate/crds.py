@@ -11,6 +11,12 @@ Which schema judges a document:
   from its own version's Go types (v0.57.0 / v0.59.0), as KubeVirt served it when it was the newest;
 - a CRD the target does not have (newer or removed): the nearest release that has it.
 Targets before v1.0 use v1.0's schemas, except instancetype.kubevirt.io (own-version schemas).
+
+What a create does before and besides the schema (apiextensions-apiserver's customResourceStrategy, with
+the CRD's scope and subresources of the target release: transform.kubevirt.crdfacts): `status` is
+dropped where the CRD has the status subresource (not validated); a cluster-scoped kind's namespace is
+cleared (not checked); the resource's own metadata has a name (or generateName); with the scale
+subresource, `spec.replicas` must fit an int32.
 """
 
 from __future__ import annotations
@@ -20,14 +26,15 @@ import gzip
 import json
 from typing import Any
 
-from transform.kubevirt import apis
-from transform.model.findings import Finding, Severity
+from transform.kubevirt import apis, crdfacts
+from transform.model.findings import Finding, Severity, error
 from transform.validate import objectmeta
 from transform.validate.schemas import read_bundled
-from transform.validate.structural import Node, Validator
+from transform.validate.structural import Node, Validator, as_json_number
 
 Release = tuple[int, int]
 INSTANCETYPE_GROUP = "instancetype.kubevirt.io"
+MAX_INT32 = (1 << 31) - 1
 OWN_VERSIONS = ("v1alpha1", "v1alpha2")  # the versions bundled with a schema of their own Go types
 
 
@@ -112,7 +119,7 @@ def load(digest: str) -> dict[str, Any]:
 @functools.cache
 def compiled(digest: str) -> Validator:
     """The validator of schema `digest`, compiled on first use and kept for the run."""
-    return Validator(load(digest), objectmeta.node())
+    return Validator(load(digest), objectmeta.node(), objectmeta.root_node())
 
 
 def node_at(digest: str, path: tuple[Any, ...]) -> Node | None:
@@ -143,4 +150,54 @@ def validate_object(
     if found is None:
         return None
     unknown = Severity.ERROR if strict else Severity.WARNING
-    return compiled(found[0]).validate(doc, partial=partial, unknown=unknown)
+    facts = crd_facts(str(doc.get("kind")), target)
+    doc = as_created(doc, facts)
+    out = compiled(found[0]).validate(doc, partial=partial, unknown=unknown)
+    out += objectmeta.missing(doc, partial)
+    if facts is not None and facts[2]:
+        out += _scale(doc, facts[2])
+    return out
+
+
+def crd_facts(kind: str, target: Release) -> tuple[bool, bool, str] | None:
+    """(cluster-scoped, status subresource, scale specReplicasPath or "") of a KubeVirt kind at `target`
+    (the nearest release that has it), or None when crds.go has no such kind."""
+    rows = crdfacts.CRDS.get(kind)
+    if not rows:
+        return None
+    at_or_before = [row for row in rows if row[0] <= target]
+    _, cluster, status, replicas = at_or_before[-1] if at_or_before else rows[0]
+    return cluster, status, replicas
+
+
+def as_created(doc: dict[str, Any], facts: tuple[bool, bool, str] | None) -> dict[str, Any]:
+    """The object the API server validates on a create (PrepareForCreate, BeforeCreate): without
+    `status` where the CRD has the status subresource, without a namespace on a cluster-scoped kind."""
+    if facts is None:
+        return doc
+    cluster, status, _ = facts
+    if status and "status" in doc:
+        doc = {k: v for k, v in doc.items() if k != "status"}
+    metadata = doc.get("metadata")
+    if cluster and isinstance(metadata, dict) and "namespace" in metadata:
+        doc = {**doc, "metadata": {k: v for k, v in metadata.items() if k != "namespace"}}
+    return doc
+
+
+def _scale(doc: dict[str, Any], replicas_path: str) -> list[Finding]:
+    """customResourceValidator.ValidateScaleSpec: the replicas the scale subresource reads fit an int32."""
+    path = tuple(replicas_path.lstrip(".").split("."))
+    value: Any = doc
+    for part in path:
+        value = value.get(part) if isinstance(value, dict) else None
+    if isinstance(value, float):
+        value = as_json_number(value)
+    if not isinstance(value, int) or isinstance(value, bool):
+        return []  # absent, or a type error the schema reports
+    if value < 0:
+        detail = "should be a non-negative integer"
+    elif value > MAX_INT32:
+        detail = f"should be less than or equal to {MAX_INT32}"
+    else:
+        return []
+    return [error("schema.scale", f"Invalid value: {value}: {detail} (the scale subresource's {replicas_path})", path)]

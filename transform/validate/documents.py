@@ -38,7 +38,7 @@ SPEC_REVISION: dict[str, Any] = {
 @functools.cache
 def _compiled(name: str) -> Validator:
     if name == "ControllerRevision":  # apps/v1, from Kubernetes' OpenAPI (scripts/bundle_schemas.py)
-        return Validator(load_schema("apps_v1_controllerrevision.json"), objectmeta.node())
+        return Validator(load_schema("apps_v1_controllerrevision.json"), objectmeta.node(), objectmeta.root_node())
     return Validator(SPEC_REVISION)
 
 
