@@ -140,7 +140,7 @@ def _step(lay: Layout) -> int | None:
 def others(lay: Layout) -> list[str]:
     """The items that hold no KubeVirt marker (as `spaced` has them): the engine never parses them."""
     texts = (lay.spaced[s.start : s.end] for s in lay.spans)
-    return [t for t in texts if not any(n in t for n in textio.NEEDLES_STR)]
+    return [t for t in texts if not textio.has_needle(t, textio.NEEDLES_STR)]
 
 
 def restore(lay: Layout, body: str) -> str | None:

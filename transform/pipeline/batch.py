@@ -127,7 +127,7 @@ def index_documents(
     for pd in iter_documents(item.name, source, settings, [], needles, known, span):
         if pd.doc is None:
             continue
-        upgraded = kustomization or any(n in pd.text for n in textio.NEEDLES_STR)
+        upgraded = kustomization or textio.has_needle(pd.text, textio.NEEDLES_STR)
         text = pd.text if upgraded else None
         yield IndexDoc((pd.chunk.start, pd.chunk.end), pd.doc.value, text, upgraded and bool(pd.doc.duplicates))
 

@@ -40,8 +40,39 @@ class Source:
         return (codecs.BOM_UTF8 if self.bom else b"") + text.encode("utf-8")
 
 
+# An escape of a double-quoted YAML or JSON scalar, which Kubernetes reads as the character it stands for:
+# `"cdi.kubevirt.io\/v1beta1"` (JSON writers that escape `/`), `\x2e`, `\u002e`, a `\` line continuation.
+_ESCAPE = re.compile(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|\r?\n[ \t]*|.)", re.S)
+_SIMPLE_ESCAPES = {"/": "/", "\\": "\\", '"': '"', " ": " ", "t": "\t", "n": "\n", "r": "\r", "_": "\xa0"}
+
+
+def _unescape(m: re.Match[str]) -> str:
+    text = m.group(0)
+    if text[1] in "xuU":
+        code = int(text[2:], 16)
+        return chr(code) if code <= 0x10FFFF else text
+    if text[1] in "\r\n":
+        return ""
+    return _SIMPLE_ESCAPES.get(text[1], text)
+
+
+def unescaped(text: str) -> str:
+    """`text` with every escape sequence decoded as in a double-quoted scalar (also outside one: a needle
+    found there only costs a parse)."""
+    return _ESCAPE.sub(_unescape, text)
+
+
+def has_needle(text: str, needles: tuple[str, ...]) -> bool:
+    """Does the text hold a needle as Kubernetes reads it (escapes in quoted scalars decoded)?"""
+    if any(n in text for n in needles):
+        return True
+    return "\\" in text and any(n in unescaped(text) for n in needles)
+
+
 def is_candidate(data: bytes) -> bool:
-    return any(n in data for n in NEEDLES)
+    if any(n in data for n in NEEDLES):
+        return True
+    return b"\\" in data and has_needle(data.decode("utf-8", "replace"), NEEDLES_STR)
 
 
 def check_text(data: bytes) -> None:
