@@ -125,7 +125,8 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
         "--strict",
         is_flag=True,
         help="Warnings (unknown fields, duplicate keys, ...) are errors: counted, shown and exiting as "
-        "errors (exit 3), and a file with one is not written.",
+        "errors (exit 3), and a file with one is not written. This includes the tool's own warnings that "
+        "no API server gives (deprecated presets, topology values, webhook rules), by design.",
     ),
     "max_document_bytes": click.option(
         "--max-document-size",
