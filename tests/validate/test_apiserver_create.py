@@ -9,7 +9,11 @@ server answers and at which path `kubectl apply` shows it. The documents are mad
 
 from __future__ import annotations
 
+import ast
 import copy
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -236,3 +240,27 @@ def test_unknown_fields_inside_a_list_given_for_an_object() -> None:
         ("error", "spec.template.spec.volumes"),
         ("warning", "spec.template.spec.volumes.name"),
     ]
+
+
+def _modules_after(tmp_path: Path, text: str) -> list[str]:
+    doc = tmp_path / "doc.yaml"
+    doc.write_text(text)
+    code = (
+        "import sys\nfrom transform.cli.main import main\n"
+        f"sys.argv = ['instancetype-upgrade', 'validate', '--exit-zero', {str(doc)!r}]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('cel_expr_python')))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return list(ast.literal_eval(run.stdout.strip().splitlines()[-1]))
+
+
+def test_the_cel_engine_loads_only_for_a_value_with_rules(tmp_path: Path) -> None:
+    it = "apiVersion: instancetype.kubevirt.io/v1beta1\nkind: VirtualMachineInstancetype\nmetadata: {name: u1}\n"
+    assert _modules_after(tmp_path, it + "spec: {cpu: {guest: 1}, memory: {guest: 1Gi}}\n") == []
+    plain_vm = "apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata: {name: vm}\n"
+    assert _modules_after(tmp_path, plain_vm + "spec: {template: {spec: {domain: {devices: {}}}}}\n") == []
+    volume = "volumes: [{name: v, containerPath: {path: /a, readOnly: true}}]"
+    with_rules = plain_vm + f"spec: {{template: {{spec: {{domain: {{devices: {{}}}}, {volume}}}}}}}\n"
+    assert _modules_after(tmp_path, with_rules) != []
