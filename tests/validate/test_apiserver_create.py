@@ -264,3 +264,16 @@ def test_the_cel_engine_loads_only_for_a_value_with_rules(tmp_path: Path) -> Non
     volume = "volumes: [{name: v, containerPath: {path: /a, readOnly: true}}]"
     with_rules = plain_vm + f"spec: {{template: {{spec: {{domain: {{devices: {{}}}}, {volume}}}}}}}\n"
     assert _modules_after(tmp_path, with_rules) != []
+
+
+def test_a_rule_the_engine_cannot_compile_is_said_not_refused() -> None:
+    """A Kubernetes CEL library function the engine lacks (`isURL`) is the tool's gap: an info, not an error."""
+    from transform.validate.structural import Validator
+
+    schema = {"type": "object", "properties": {"u": {"type": "string", "x-kubernetes-validations": [
+        {"rule": "isURL(self)"}, {"rule": "self.size() < 3"}]}}}  # fmt: skip
+    found = Validator(schema).validate({"u": "abcd"})
+    assert sorted((f.severity.value, f.code) for f in found) == [
+        ("error", "schema.rule"),
+        ("info", "schema.rules-unchecked"),
+    ]
