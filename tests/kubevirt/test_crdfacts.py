@@ -10,6 +10,7 @@ from typing import Any
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "reference" / "kubevirt-crds.json"
+CDI_REFERENCE = ROOT / "reference" / "cdi-crds.json"
 
 
 def _generator() -> Any:
@@ -24,14 +25,29 @@ def _generator() -> Any:
 def test_committed_module_is_the_generated_one() -> None:
     gen = _generator()
     committed = (ROOT / "transform" / "kubevirt" / "crdfacts.py").read_text()
-    assert gen.render(json.loads(REFERENCE.read_text())) == committed, "stale: python scripts/gen_crd_facts.py"
+    made = gen.render(json.loads(REFERENCE.read_text()), json.loads(CDI_REFERENCE.read_text()))
+    assert made == committed, "stale: python scripts/gen_crd_facts.py"
 
 
 def test_reference_names_its_source_per_release() -> None:
-    reference = json.loads(REFERENCE.read_text())
-    assert sorted(reference["releases"], key=lambda k: int(k.split(".")[1])) == [f"1.{m}" for m in range(10)]
-    for release in reference["releases"].values():
-        assert len(release["commit"]) == 40 and release["tag"].startswith("v1.")
+    for path, minors in ((REFERENCE, range(10)), (CDI_REFERENCE, range(56, 67))):
+        reference = json.loads(path.read_text())
+        assert sorted(reference["releases"], key=lambda k: int(k.split(".")[1])) == [f"1.{m}" for m in minors]
+        for release in reference["releases"].values():
+            assert len(release["commit"]) == 40 and release["tag"].startswith("v1.")
+
+
+def test_cdi_extraction_reads_the_generated_yaml() -> None:
+    """CDI's crds_generated.go: YAML in Go raw strings, a backtick spliced in (a made-up CRD)."""
+    yaml = (
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  names:\n    kind: DataVolume\n"
+        "  scope: Namespaced\n  versions:\n  - name: v1beta1\n    schema:\n      openAPIV3Schema:\n"
+        '        description: a ` + "`" + `quoted` + "`" + ` word\n    subresources:\n      status: {}\n'
+    )
+    source = f'var CDICRDs map[string]string = map[string]string{{\n\t"datavolume": `{yaml}`,\n}}\n'
+    assert _generator()._cdi_crds(source) == {
+        "DataVolume": {"scope": "Namespaced", "status": True, "specReplicasPath": None}
+    }
 
 
 def test_extraction_reads_the_go_shapes() -> None:

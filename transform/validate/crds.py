@@ -159,10 +159,10 @@ def validate_object(
     return out
 
 
-def crd_facts(kind: str, target: Release) -> tuple[bool, bool, str] | None:
+def crd_facts(kind: str, target: Release, cdi: bool = False) -> tuple[bool, bool, str] | None:
     """(cluster-scoped, status subresource, scale specReplicasPath or "") of a KubeVirt kind at `target`
-    (the nearest release that has it), or None when crds.go has no such kind."""
-    rows = crdfacts.CRDS.get(kind)
+    (a CDI kind at a CDI release with `cdi`), from the nearest release that has it; None for no such kind."""
+    rows = (crdfacts.CDI_CRDS if cdi else crdfacts.CRDS).get(kind)
     if not rows:
         return None
     at_or_before = [row for row in rows if row[0] <= target]
