@@ -60,7 +60,10 @@ def extract(git_dir: Path, tags: list[str]) -> dict[str, bytes]:
     index: list[dict[str, Any]] = []
     for tag in tags:
         commit = subprocess.run(
-            ["git", f"--git-dir={git_dir}", "rev-parse", f"{tag}^{{commit}}"], capture_output=True, text=True, check=True
+            ["git", f"--git-dir={git_dir}", "rev-parse", f"{tag}^{{commit}}"],
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
         go = subprocess.run(
             ["git", f"--git-dir={git_dir}", "show", f"{tag}:{SOURCE}"], capture_output=True, text=True, check=True
