@@ -277,3 +277,14 @@ def test_a_rule_the_engine_cannot_compile_is_said_not_refused() -> None:
         ("error", "schema.rule"),
         ("info", "schema.rules-unchecked"),
     ]
+
+
+def test_cdi_status_is_dropped_where_cdis_crd_has_the_status_subresource() -> None:
+    """CDI's crds_generated.go: DataVolume gained the status subresource in 1.57 (reference/cdi-crds.json)."""
+    dv = {"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume", "metadata": {"name": "dv"},
+          "spec": {"source": {"http": {"url": "http://x"}},
+                   "pvc": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}},
+          "status": {"phase": 5}}  # fmt: skip
+    found = validate_document(dv, target_cdi=(1, 56))
+    assert [(f.severity.value, f.field_path) for f in found] == [("error", "status.phase")]
+    assert validate_document(dv, target_cdi=(1, 66)) == []
