@@ -65,8 +65,9 @@ def _run(paths: list[str], c: Settings) -> int:
             yield item
 
     try:
-        inputs = scan_inputs.iter_inputs(paths, c.include, c.exclude, errors, c)
-        result = core.scan_items(counted(inputs), c.target, c)
+        roles: dict[str, tuple[str, str]] = {}
+        inputs = scan_inputs.iter_inputs(paths, c.include, c.exclude, errors, c, roles)
+        result = core.scan_items(counted(inputs), c.target, c, roles)
     finally:
         progress.close()
     result.errors[:0] = errors

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from transform.convert.kustomize import is_kustomization_file
 from transform.model.findings import Finding, error, warning
 from transform.model.limits import DEFAULT_MAX_DOCUMENT_BYTES, file_limit
+from transform.pipeline import charts
 from transform.pipeline.sources import Input, InputError, Skipped, read_file
 from transform.yamltext import textio
 
@@ -36,6 +37,8 @@ class Item:
     input: Input | None = None
     # documents the index pass parsed that the upgrade pass reads too, by (start, end) of their chunk
     parsed: dict[tuple[int, int], Document] | None = None
+    role: str = ""  # a Helm chart's template or values file (charts.TEMPLATE, charts.VALUES): read as text
+    chart: str = ""  # that chart's directory
 
 
 @dataclass
@@ -85,7 +88,7 @@ def read_inputs(
             except textio.ReadError as exc:
                 run.findings.append(error("input.encoding", str(exc), file=entry.display))
             continue
-        items.append(Item(entry.display, data, entry))
+        items.append(Item(entry.display, data, entry, None, *charts.role(entry.path)))
     return items
 
 
@@ -105,7 +108,10 @@ class IndexDoc:
 
 
 def reads_for_index(item: Item, settings: Settings) -> bool:
-    """Does the index read this input? Kustomizations, and files with a marker it looks for."""
+    """Does the index read this input? Kustomizations, and files with a marker it looks for (not a chart's
+    templates and values: text, not objects)."""
+    if item.role:
+        return False
     return is_kustomization_file(item.name) or any(n.encode() in item.data for n in index_needles(settings))
 
 

@@ -9,6 +9,7 @@ marker (transform.yamltext.textio pre-filter) are parsed. Rendering lives in tra
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from transform.kubevirt import apis, embedding, releases
 from transform.model.findings import Finding, Severity, error
 from transform.model.plain import as_map
 from transform.model.settings import CDI_DEFAULT_RELEASE, Settings
-from transform.pipeline.api_inventory import ApiUse, judge
+from transform.pipeline.api_inventory import BREAKING, ApiUse, judge
 from transform.yamltext import textio
 
 GROUPS = tuple(dict.fromkeys(r.group for r in apis.TABLE if r.family == "instancetype"))
@@ -117,8 +118,13 @@ def _ns_match(a: str, b: str) -> bool:
 
 
 def scan_items(
-    items: Iterable[tuple[str, bytes]], target: tuple[int, int] = releases.LATEST, settings: Settings | None = None
+    items: Iterable[tuple[str, bytes]],
+    target: tuple[int, int] = releases.LATEST,
+    settings: Settings | None = None,
+    roles: dict[str, tuple[str, str]] | None = None,
 ) -> Scan:
+    """`roles`: the Helm chart templates and values files among the inputs (by name: role, chart), read
+    as text (`convert.helmtemplate`)."""
     # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.pipeline.onefile import iter_documents
     from transform.yamltext.nodepath import locate
@@ -135,6 +141,9 @@ def scan_items(
             source = textio.decode(data)
         except textio.ReadError as exc:
             scan.errors.append(error("input.encoding", str(exc), file=name))
+            continue
+        if roles and name in roles:
+            _chart_file(scan, name, source.text, *roles[name])
             continue
         problems: list[Finding] = []
         for pd in iter_documents(name, source, settings, problems):
@@ -155,6 +164,34 @@ def scan_items(
         scan.errors.extend(problems)
     _analyse(scan)
     return scan
+
+
+def _chart_file(scan: Scan, name: str, text: str, role: str, chart: str) -> None:
+    """A chart's template or values file: each literal KubeVirt apiVersion, judged as an object's."""
+    # lazy: start-up: the template reader only for a scan that meets a chart
+    from transform.convert import helmtemplate
+
+    targets = apis.Targets(scan.target, scan.target_cdi)
+    done = helmtemplate.upgrade(text, targets, values=role == "values")
+    label = "chart " + os.path.basename(chart)
+    for line, api_version, kind in done.uses:
+        obj = {"apiVersion": api_version, "kind": kind}
+
+        def breaking(found: Iterable[Finding], line: int = line) -> None:
+            scan.breaking.extend(f.at(file=name, line=line, object=label) for f in found)
+
+        use = judge(obj, (name, 0, line, "", ""), targets, breaking)
+        if use is not None and use.family == "instancetype" and use.status in BREAKING:
+            use.breaks = True  # no release check reads a template: the table's verdict is all there is
+            verb = "serves" if use.status == "not-yet" else "no longer serves"
+            fix = f": run fix to upgrade it to {use.replacement}" if use.replacement else ""
+            on = f"KubeVirt {targets.kubevirt[0]}.{targets.kubevirt[1]}"
+            breaking([error("instancetype.not-served", f"{on} {verb} {api_version}{fix}")])
+        if use is not None:
+            use.chart = label
+            scan.files.add(name)
+            scan.apis.append(use)
+    scan.breaking += [f.at(object=label) for f in done.findings if f.severity is not Severity.INFO]
 
 
 def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, where: Any) -> None:

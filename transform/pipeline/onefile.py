@@ -13,13 +13,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from transform.convert import helmtemplate
 from transform.convert.dispatch import Change, upgrade_document
 from transform.convert.index import Index
 from transform.convert.kustomize import is_kustomization_file
+from transform.kubevirt import apis
 from transform.model import plain
 from transform.model.findings import Finding, Severity, error
 from transform.model.settings import Settings
 from transform.pipeline import aliases
+from transform.pipeline.charts import VALUES
 from transform.pipeline.parts import FileResult, Part, Span, finish
 from transform.yamltext import comments, edits, emit, nodepath, readback, textio
 from transform.yamltext import nodes as yamlnodes
@@ -148,19 +151,34 @@ def upgrade_file(
     settings: Settings,
     index: Index,
     parsed: dict[tuple[int, int], yamlnodes.Document] | None = None,
+    role: str = "",
 ) -> FileResult:
     """One file's upgrade, with the run's policy applied: --select/--ignore drop warnings, --strict
     makes the rest errors, and a file with an error keeps its text (it is never written).
-    `parsed`: this file's documents the index pass already parsed (see `iter_documents`)."""
+    `parsed`: this file's documents the index pass already parsed (see `iter_documents`).
+    `role`: a Helm chart's template or values file (`pipeline.charts`), upgraded as text."""
     result = FileResult(name)
     try:
         result.source = textio.decode(data)
     except textio.ReadError as exc:
         result.findings.append(error("input.encoding", str(exc), file=name))
         return finish(result, [], settings)
+    if role:
+        return finish(result, [chart_file(name, result.source, settings, role)], settings)
     if not has_documents(name, data):
         return result
     return finish(result, [upgrade_documents(name, result.source, settings, index, parsed)], settings)
+
+
+def chart_file(name: str, source: textio.Source, settings: Settings, role: str) -> Part:
+    """A chart's template or values file: its literal apiVersion lines, as text (`helmtemplate`)."""
+    part = Part()
+    done = helmtemplate.upgrade(source.text, apis.Targets(settings.target, settings.target_cdi), values=role == VALUES)
+    part.findings += [f.at(file=name) for f in done.findings]
+    if done.text != source.text:
+        part.pieces.append((0, len(source.text), done.text))
+        part.upgraded = done.upgraded
+    return part
 
 
 def has_documents(name: str, data: bytes) -> bool:

@@ -179,9 +179,9 @@ def _walk(
     arg: str, root_real: str, include: tuple[str, ...], exclude: tuple[str, ...], seen: set[tuple[int, int]]
 ) -> Iterator[Input | Skipped]:
     """os.scandir, depth first, sorted: one stat per file at most (walking is the floor of a scan)."""
-    stack: list[tuple[str, str]] = [(arg, "")]
+    stack: list[tuple[str, str, bool]] = [(arg, "", False)]
     while stack:
-        directory, prefix = stack.pop()
+        directory, prefix, chart = stack.pop()
         try:
             dev = os.stat(directory).st_dev
             with os.scandir(directory) as it:
@@ -190,6 +190,7 @@ def _walk(
             yield Skipped(directory, f"cannot list directory: {exc.strerror or exc}")
             continue
         subdirs = []
+        chart = chart or any(e.name == "Chart.yaml" for e in entries)  # a Helm chart: its *.tpl are templates
         for entry in entries:
             name = entry.name
             if name.startswith("."):
@@ -197,12 +198,12 @@ def _walk(
             rel = prefix + name
             if entry.is_dir(follow_symlinks=False):
                 if not (exclude and _matches(rel, exclude)):
-                    subdirs.append((entry.path, rel + "/"))
+                    subdirs.append((entry.path, rel + "/", chart))
                 continue
             if include:
                 if not _matches(rel, include):
                     continue
-            elif not name.endswith(SUFFIXES):
+            elif not name.endswith(SUFFIXES) and not (chart and name.endswith(".tpl")):
                 continue
             if exclude and _matches(rel, exclude):
                 continue
