@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from transform.convert.kustomize import is_kustomization_file
 from transform.model.findings import Finding, error, warning
 from transform.model.limits import DEFAULT_MAX_DOCUMENT_BYTES, file_limit
-from transform.pipeline import charts
 from transform.pipeline.sources import Input, InputError, Skipped, read_file
 from transform.yamltext import textio
 
@@ -88,6 +87,9 @@ def read_inputs(
             except textio.ReadError as exc:
                 run.findings.append(error("input.encoding", str(exc), file=entry.display))
             continue
+        # lazy: start-up: chart roles are asked only of candidates (a run with none never imports it)
+        from transform.pipeline import charts
+
         items.append(Item(entry.display, data, entry, None, *charts.role(entry.path)))
     return items
 
