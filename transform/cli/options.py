@@ -121,6 +121,14 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
         help="Remove metadata.managedFields and status that name an old API version (the API server owns "
         "and rewrites them); without it they are reported only.",
     ),
+    "helm_releases": click.option(
+        "--helm-releases",
+        type=click.Choice(("latest", "all", "none")),
+        default=None,
+        help="Which Helm release records (Secrets of type helm.sh/release.v1, Helm's ConfigMaps) get the "
+        "KubeVirt apiVersions in their manifest upgraded: the latest deployed revision of each release "
+        "(default), every revision, or none.",
+    ),
     "strict": click.option(
         "--strict",
         is_flag=True,
@@ -219,6 +227,7 @@ ENGINE = (
     "modernize",
     "modernize_revisions",
     "drop_server_fields",
+    "helm_releases",
 )
 INPUTS = ("include", "exclude", "jobs")
 

@@ -20,11 +20,12 @@ if TYPE_CHECKING:  # the engine imports PyYAML: only pay for it when a file need
     from transform.yamltext.nodes import Document
 
 # What the index reads: VMs that reference revisions, kustomizations, and (for --rename) revisions.
-INDEX_NEEDLES = ("revisionName", "controllerRevisionRef", "Kustomization", "ControllerRevision")
+# Helm's release records (`release.v1`: their type and name) for which revision is the latest deployed.
+INDEX_NEEDLES = ("revisionName", "controllerRevisionRef", "Kustomization", textio.HELM_NEEDLE, "ControllerRevision")
 
 
 def index_needles(settings: Settings) -> tuple[str, ...]:
-    return INDEX_NEEDLES if settings.rename else INDEX_NEEDLES[:3]
+    return INDEX_NEEDLES if settings.rename else INDEX_NEEDLES[:4]
 
 
 @dataclass

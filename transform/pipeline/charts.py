@@ -7,6 +7,12 @@ from __future__ import annotations
 import functools
 import os
 
+from transform.convert import helmtemplate
+from transform.kubevirt import apis
+from transform.model.settings import Settings
+from transform.pipeline.parts import Part
+from transform.yamltext import textio
+
 TEMPLATE, VALUES = "template", "values"
 
 
@@ -32,3 +38,14 @@ def role(path: str) -> tuple[str, str]:
         if parent == chart:
             return "", ""
         chart, below = parent, chart
+
+
+def chart_file(name: str, source: textio.Source, settings: Settings, role: str) -> Part:
+    """A chart's template or values file: its literal apiVersion lines, as text (`helmtemplate`)."""
+    part = Part()
+    done = helmtemplate.upgrade(source.text, apis.Targets(settings.target, settings.target_cdi), values=role == VALUES)
+    part.findings += [f.at(file=name) for f in done.findings]
+    if done.text != source.text:
+        part.pieces.append((0, len(source.text), done.text))
+        part.upgraded = done.upgraded
+    return part

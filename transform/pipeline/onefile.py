@@ -13,16 +13,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from transform.convert import helmtemplate
+from transform.convert import helmrelease
 from transform.convert.dispatch import Change, upgrade_document
 from transform.convert.index import Index
 from transform.convert.kustomize import is_kustomization_file
-from transform.kubevirt import apis
 from transform.model import plain
 from transform.model.findings import Finding, Severity, error
 from transform.model.settings import Settings
-from transform.pipeline import aliases
-from transform.pipeline.charts import VALUES
+from transform.pipeline import aliases, helmrecords
+from transform.pipeline.charts import chart_file
 from transform.pipeline.parts import FileResult, Part, Span, finish
 from transform.yamltext import comments, edits, emit, nodepath, readback, textio
 from transform.yamltext import nodes as yamlnodes
@@ -170,17 +169,6 @@ def upgrade_file(
     return finish(result, [upgrade_documents(name, result.source, settings, index, parsed)], settings)
 
 
-def chart_file(name: str, source: textio.Source, settings: Settings, role: str) -> Part:
-    """A chart's template or values file: its literal apiVersion lines, as text (`helmtemplate`)."""
-    part = Part()
-    done = helmtemplate.upgrade(source.text, apis.Targets(settings.target, settings.target_cdi), values=role == VALUES)
-    part.findings += [f.at(file=name) for f in done.findings]
-    if done.text != source.text:
-        part.pieces.append((0, len(source.text), done.text))
-        part.upgraded = done.upgraded
-    return part
-
-
 def has_documents(name: str, data: bytes) -> bool:
     """Does the upgrade read this file's documents? Kustomizations are read whole (a patch target names
     a group only); anything else only with a KubeVirt marker."""
@@ -205,7 +193,13 @@ def upgrade_documents(
             continue
         locate = locator(name, pd, pd.line0)
         part.findings += duplicate_keys(pd, settings, locate)
-        outcome = upgrade_document(pd.doc.value, settings=settings, index=index, file=name)
+        kind = helmrelease.driver(pd.doc.value) if textio.HELM_NEEDLE in pd.text else None
+        if kind is not None:  # a Helm release record: its manifest is a stream of its own
+            outcome = helmrecords.upgrade_record(
+                pd.doc.value, kind, settings, index, lambda n, s: upgrade_documents(n, s, settings, Index())
+            )
+        else:
+            outcome = upgrade_document(pd.doc.value, settings=settings, index=index, file=name)
         part.findings.extend(locate(f) for f in outcome.findings)
         if adjust is not None:
             outcome.value = adjust(pd, outcome.value)

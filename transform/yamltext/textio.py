@@ -13,7 +13,10 @@ from transform.kubevirt import apis
 # from the table: `kubevirt.io/` is in every apiVersion, owner reference and label of a KubeVirt or
 # CDI group, `cdi.io/v1alpha1` is CDI 1.0's group; ControllerRevision finds instancetype revisions
 # (apps/v1) and VirtualMachine partial VM documents. Kustomizations are read whole.
-NEEDLES_STR = ("ControllerRevision", "VirtualMachine", *apis.needles())
+# Helm's release records: `helm.sh/release.v1` (a Secret's type) and `sh.helm.release.v1.` (the name
+# of both drivers' records) share `release.v1`; the record itself is base64 and names nothing.
+HELM_NEEDLE = "release.v1"
+NEEDLES_STR = ("ControllerRevision", "VirtualMachine", *apis.needles(), HELM_NEEDLE)
 NEEDLES = tuple(n.encode() for n in NEEDLES_STR)
 
 # Line breaks as YAML reads them: LF, CRLF and a lone CR. `(?<![^\r\n])` is "at the start of a line".
