@@ -225,3 +225,24 @@ def test_velero_backup_real_tar(tmp_path: pathlib.Path, capsys: pytest.CaptureFi
     for rel in members:
         if rel != v2:
             assert (dest / rel).read_bytes() == (src / rel).read_bytes()
+
+
+def test_scan_lists_releases_that_would_fail(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "v2.json").write_text(json.dumps(record(2, "deployed")))
+    code, out = run(["scan", str(tmp_path)], capsys)
+    assert code == 1
+    assert "Helm release default/vms v2: VirtualMachineInstancetype/small in its manifest" in out
+    assert "helm upgrade fails" in out
+    code, out = run(["scan", "--format", "json", str(tmp_path)], capsys)
+    kinds = {(g["kind"], g["apiVersion"]) for g in json.loads(out)["apis"]}
+    assert ("VirtualMachine", "kubevirt.io/v1alpha3") in kinds
+
+
+def test_config_key(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "v1.json").write_text(json.dumps(record(1, "superseded")))
+    monkeypatch.chdir(tmp_path)
+    assert run(["check", "v1.json"], capsys)[0] == 0
+    (tmp_path / ".instancetype-upgrade.toml").write_text('helm-releases = "all"\n')
+    assert run(["check", "v1.json"], capsys)[0] == 1

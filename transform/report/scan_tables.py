@@ -154,7 +154,8 @@ def _api_tables(d: dict[str, Any], scan: Scan) -> list[str]:
             ["NAME", "KIND", "VERSION", "REPLACEMENT", "REMOVED", "DEPRECATED", "BREAKS", "FILE"],
             [
                 [
-                    (u.namespace + "/" if u.namespace else "") + (u.name or u.chart or "-"),
+                    (u.namespace + "/" if u.namespace else "")
+                    + (f"{u.chart}: {u.name}" if u.chart and u.name else u.name or u.chart or "-"),
                     u.kind,
                     u.api_version,
                     u.replacement or "-",
