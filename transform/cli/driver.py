@@ -161,7 +161,7 @@ def _replan(item: Item, unwritten: set[str], index: Index, settings: Settings) -
 
     for old in unwritten:
         index.renames.pop(old, None)
-    r = upgrade_file(item.name, item.data, settings, index)
+    r = upgrade_file(item.name, item.data, settings, index, None, item.role)
     r.findings.append(
         warning(
             "reference.kept",

@@ -16,9 +16,9 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
-import gzip
 import json
 import re
+import struct
 import zlib
 from dataclasses import dataclass
 from typing import Any
@@ -217,10 +217,18 @@ def runs(old: str, pieces: list[tuple[int, int, str]]) -> list[tuple[int, int, s
     return out
 
 
+def _gzip(data: bytes) -> bytes:
+    """gzip as Go's compress/gzip writes it at BestCompression: no name, mtime 0, XFL 2, OS 255."""
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    body = deflate.compress(data) + deflate.flush()
+    trailer = struct.pack("<II", zlib.crc32(data) & 0xFFFFFFFF, len(data) & 0xFFFFFFFF)
+    return b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff" + body + trailer
+
+
 def encode(record: Record, text: str) -> str:
     """`data.release` for the release JSON `text`, as Helm writes it (gzip level 9 when it was gzip)."""
     raw = text.encode("utf-8")
     if record.gzipped:
-        raw = gzip.compress(raw, compresslevel=9, mtime=0)
+        raw = _gzip(raw)
     helm = base64.b64encode(raw)
     return (base64.b64encode(helm) if record.kind == "Secret" else helm).decode("ascii")
