@@ -212,6 +212,10 @@ def test_velero_backup_real_tar(tmp_path: pathlib.Path, capsys: pytest.CaptureFi
     velero_tree(src, members)
     backup, out_tar = tmp_path / "b.tar.gz", tmp_path / "out.tar.gz"
     subprocess.run(["tar", "czf", str(backup), "-C", str(src), "."], check=True)
+    code, out = run(["scan", str(backup)], capsys)
+    assert code == 3 and "[helm.bad-release]" in out  # the broken record; the others are listed
+    assert "Helm release default/vms v2: VirtualMachineInstancetype/small in its manifest" in out
+    assert "Helm release default/vms v1: VirtualMachineInstancetype/small" in out and "helm rollback" in out
     code, out = run(["backup", str(backup), "-o", str(out_tar)], capsys)
     assert code == 3, out  # the broken record: an error naming it; the rest is written
     assert "sh.helm.release.v1.broken.v9" in out and "[helm.bad-release]" in out
