@@ -40,10 +40,10 @@ Exit codes:
     "exit_zero",
 )
 def scan(paths: tuple[str, ...], **kw: Any) -> None:
-    """Report every KubeVirt instancetype-related document (files, directories, Velero backups):
-    objects per kind and version, ControllerRevisions per payload era, VMs and their revision
-    references, dangling references, orphan revisions, object-name mismatches, and what the
-    target release cannot read. Writes nothing."""
+    """Report every KubeVirt and CDI document (files, directories, Velero backups): objects per kind
+    and version (every API version the target no longer serves or deprecates), ControllerRevisions per
+    payload era, VMs and their revision references, dangling references, orphan revisions, object-name
+    mismatches, and what the target release cannot read. Writes nothing."""
     c = settings(kw)
     sys.exit(guard(lambda: _run(list(paths), c), c.debug))
 
@@ -71,12 +71,15 @@ def _run(paths: list[str], c: Settings) -> int:
     finally:
         progress.close()
     result.errors[:0] = errors
+    result.breaking += core.missing_in_backups(result, [p for p in paths if scan_inputs.is_tarball(p)])
     fmt = c.fmt.lower()
     result.errors = apply_policy(result.errors, strict=c.strict, select=c.select, ignore=c.ignore)
     result.breaking = apply_policy(result.breaking, strict=False, select=c.select, ignore=c.ignore)
     findings = result.errors + result.breaking
     if c.statistics:
-        summary = formats.Summary(command="scan", files_seen=result.files_seen, files=sorted(result.files))
+        summary = formats.Summary(
+            command="scan", files_seen=result.files_seen, files=sorted(result.files), suppressed=result.suppressed
+        )
         out = formats.render_statistics(findings, summary)
     elif fmt == "json":
         out = scan_report.render_json(result)

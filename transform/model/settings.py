@@ -26,6 +26,7 @@ class Settings:
     target_cdi: tuple[int, int] = CDI_DEFAULT_RELEASE
     drop_server_fields: bool = False  # remove managedFields/status naming old API versions
     helm_releases: str = "latest"  # Helm release records rewritten: latest (deployed) | all | none
+    inline_ignores: bool = True  # `# instancetype-upgrade: ignore=CODE` comments suppress findings (yamltext.ignores)
     # --- what the shell reads: inputs, outputs, the report ---
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()

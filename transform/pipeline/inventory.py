@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from transform.convert import helmrelease, payloads, revisions
-from transform.kubevirt import apis, embedding, releases
-from transform.model.findings import Finding, Severity, error
+from transform.kubevirt import apis, embedding, names, releases
+from transform.model.findings import Finding, Severity, error, warning
 from transform.model.plain import as_map
 from transform.model.settings import CDI_DEFAULT_RELEASE, Settings
 from transform.pipeline.api_inventory import BREAKING, ApiUse, judge
+from transform.pipeline.parts import MARKER
 from transform.yamltext import textio
 
 GROUPS = tuple(dict.fromkeys(r.group for r in apis.TABLE if r.family == "instancetype"))
@@ -36,7 +37,6 @@ ERAS: dict[str, tuple[str, str]] = {
     "flavor-object": ("whole flavor.kubevirt.io object", "never written by a release"),
     "undecodable": ("payload KubeVirt cannot decode", "-"),
 }
-_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 MATCHER_MISMATCH_SINCE = (1, 6)
 FLAVOR_VM_UNTIL = (0, 56)
 
@@ -97,6 +97,7 @@ class Scan:
     orphans: list[Revision] = field(default_factory=list)
     mismatches: list[tuple[VM, Ref, Revision, str]] = field(default_factory=list)  # (.., matcher name)
     apis: list[ApiUse] = field(default_factory=list)  # every object of a table group (transform.kubevirt.apis)
+    suppressed: list[Finding] = field(default_factory=list)  # by the files' inline ignores (yamltext.ignores)
 
     @property
     def exit_code(self) -> int:
@@ -132,6 +133,7 @@ def scan_items(
 
     settings = settings or Settings(target=target)
     scan = Scan(target=target, target_cdi=settings.target_cdi)
+    marked: dict[str, str] = {}  # the texts of files with inline ignores
     for name, data in items:
         scan.files_seen += 1
         if not textio.is_candidate(data):
@@ -142,6 +144,8 @@ def scan_items(
         except textio.ReadError as exc:
             scan.errors.append(error("input.encoding", str(exc), file=name))
             continue
+        if settings.inline_ignores and MARKER in source.text:
+            marked[name] = source.text
         if roles and name in roles:
             _chart_file(scan, name, source.text, *roles[name])
             continue
@@ -166,6 +170,13 @@ def scan_items(
                 _visit(scan, obj, path, name, pd.index, where)
         scan.errors.extend(problems)
     _analyse(scan)
+    if marked:
+        # lazy: only a scan of a file that holds a directive composes its documents again
+        from transform.yamltext.ignores import apply_files
+
+        scan.errors, suppressed = apply_files(marked, scan.errors)
+        scan.breaking, scan.suppressed = apply_files(marked, scan.breaking, warn=False)
+        scan.suppressed += suppressed
     return scan
 
 
@@ -373,7 +384,7 @@ def _revision(obj: dict[str, Any], d: Doc) -> Revision:
         rev.era = "F3"
     else:
         version = str(labels.get(revisions.VERSION_LABEL) or revisions.LATEST_VERSION)
-        versioned = re.search(rf"-{re.escape(version)}-(?:{_UUID})?-\d+$", d.name)
+        versioned = re.search(rf"-{re.escape(version)}-(?:{names.UUID})?-\d+$", d.name)
         rev.era = "F5" if versioned else "F4"
     return rev
 
@@ -448,3 +459,30 @@ def _mismatch_finding(vm: VM, ref: Ref, rev: Revision, want: str, target: tuple[
         doc=rev.doc.doc,
         object=f"ControllerRevision/{rev.doc.namespace + '/' if rev.doc.namespace else ''}{rev.doc.name}",
     )
+
+
+def missing_revision(vm: str, family: str, revision: str, via: str) -> Finding:
+    """A VM of a backup names a ControllerRevision the backup does not hold: its restore will fail."""
+    return warning(
+        "backup.missing-revision",
+        f"VM {vm} references ControllerRevision {revision} (its {family}, {via}), which the backup does not "
+        f'hold: after a restore KubeVirt reports "Failure to find {family}: controllerrevisions.apps '
+        f'\\"{revision}\\" not found"; back up the VM\'s ControllerRevisions with it (a backup that selects '
+        "VMs by label misses them: include controllerrevisions.apps)",
+    )
+
+
+def missing_in_backups(scan: Scan, archives: Iterable[str]) -> list[Finding]:
+    """`missing_revision` for every dangling reference of a VM read from one of the tarballs `archives`."""
+    prefixes = tuple(f"{a}:" for a in archives)
+    out = []
+    for vm, ref in scan.dangling:
+        if not prefixes or not vm.doc.file.startswith(prefixes):
+            continue
+        name = f"{vm.doc.namespace + '/' if vm.doc.namespace else ''}{vm.doc.name}"
+        via = {"spec": f"spec.{ref.family}.revisionName", "flavor": "spec.flavor.revisionName"}.get(
+            ref.via, f"status.{ref.family}Ref.controllerRevisionRef.name"
+        )
+        found = missing_revision(name, ref.family, ref.revision, via)
+        out.append(found.at(file=vm.doc.file, line=vm.doc.line, doc=vm.doc.doc, object=f"VirtualMachine/{name}"))
+    return out
