@@ -52,6 +52,13 @@ def backup(archive: str, output: str | None, check: bool, **kw: Any) -> None:
         raise click.UsageError("--check writes nothing: drop -o/--output")
     if not check and not output:
         raise click.UsageError("missing -o/--output OUT.tar.gz (or use --check to only report)")
+    if c.output_file:
+        # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
+        from transform.pipeline import reportfile
+
+        clash = reportfile.clash(c.output_file, [archive], writes=[output] if output else [])
+        if clash:
+            raise click.UsageError(clash)
     sys.exit(guard(lambda: _run(archive, None if check else output, c), c.debug))
 
 

@@ -56,7 +56,7 @@ class _Group(click.Group):
     def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> click.Context:
         if "default_map" not in extra:
             try:
-                extra["default_map"] = config.default_map(self)
+                extra["default_map"] = config.default_map(self, debug="--debug" in args)
             except click.UsageError as exc:
                 if args and not _HELP_FLAGS.intersection(args):
                     raise
@@ -184,6 +184,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    """The command line, inside the internal-error guard: reading the configuration too."""
+    args = sys.argv[1:] if argv is None else argv
+    return guard(lambda: _cli(args), "--debug" in args, announce=False)
+
+
+def _cli(argv: list[str]) -> int:
     try:
         cli.main(args=argv, prog_name="instancetype-upgrade", standalone_mode=False)
     except SystemExit as exc:

@@ -50,7 +50,14 @@ def parse_target_cdi(ctx: click.Context | None, param: click.Parameter | None, v
 
 
 def parse_size(ctx: click.Context | None, param: click.Parameter | None, value: Any) -> int:
-    """`16MiB`, `512k`, `1G`, `1048576` -> bytes."""
+    """`16MiB`, `512k`, `1G`, `1048576` -> bytes; a size must be positive (command line and config alike)."""
+    size = _size(value)
+    if size <= 0:
+        raise click.BadParameter(f"{value!r}: a size must be positive (e.g. 16MiB)")
+    return size
+
+
+def _size(value: Any) -> int:
     if isinstance(value, int):
         return value
     units = {"k": 1 << 10, "ki": 1 << 10, "m": 1 << 20, "mi": 1 << 20, "g": 1 << 30, "gi": 1 << 30}
