@@ -21,7 +21,7 @@ LIMITS_HELP = """\b
 Limits: documents over --max-document-size (default 16 MiB) and files or stdin over 16 times
 that are refused (checked while reading); nesting deeper than 200 levels (payloads too), alias
 expansions over 2,000,000 nodes, tar headers over 1 MiB and archives expanding past
---max-archive-size (default 2 GiB) are rejected. See the README's Limits section.
+--max-archive-size (default 2 GiB) are rejected. See docs/limits.md.
 """
 
 CONFIG_HELP = """\b

@@ -2,7 +2,7 @@
 
 Sources: /work/shared/docs/kubevirt-deprecated-apis.md §1-§3 (all groups but instancetype) and
 kubevirt-api-versions.md §1 (instancetype.kubevirt.io, flavor.kubevirt.io). Conversion, validation,
-scan, the target checks, the pre-filter's needles and the README table all read this table; a
+scan, the target checks, the pre-filter's needles and the table in docs/upgrades.md all read this table; a
 future removal is one row (or one `removed=` value) plus a test.
 
 Rows of one group are listed oldest first: a version's replacement is the next row of its group

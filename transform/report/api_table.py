@@ -1,4 +1,4 @@
-"""The README's table of every KubeVirt and CDI group/version, rendered from the one table (kubevirt/apis.py)."""
+"""The table (docs/upgrades.md) of every KubeVirt and CDI group/version, rendered from the one table (kubevirt/apis.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ def _rel(release: Release | None) -> str:
 
 
 def markdown_table() -> str:
-    """The README's table of every group/version.
+    """The table (docs/upgrades.md) of every group/version.
 
     tests/kubevirt/test_apis.py keeps them equal; regenerate with `python -m transform.report.api_table`."""
     lines = [
@@ -41,5 +41,5 @@ def markdown_table() -> str:
     return "\n".join(lines) + "\n"
 
 
-if __name__ == "__main__":  # regenerate the README table
+if __name__ == "__main__":  # regenerate the table of docs/upgrades.md
     print(markdown_table(), end="")
