@@ -26,35 +26,42 @@ from transform.validate import crds
 from transform.validate import documents as validation
 from transform.validate.documents import validate_document, validate_payload
 
+# What KubeVirt v1.6's Go decoder does with each payload (the API server never looks at `data`).
 PAYLOADS = [
     pytest.param(wrapper({"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}}), [], id="f1-instancetype"),
     pytest.param(wrapper({}), [], id="f1-empty-spec-is-a-preference"),
     pytest.param(
         {"apiVersion": "", "spec": "not base64!"},
-        [("error", "schema.pattern", ("spec",))],
+        [("error", "revision.bad-wrapper", ("spec",))],
         id="f1-not-base64",
     ),  # fmt: skip
     pytest.param(
         {"apiVersion": "", "spec": base64.b64encode(b"{nope").decode()},
-        [("error", "payload.spec-encoding", ("spec",))],
+        [("error", "revision.bad-wrapper", ("spec",))],
         id="f1-not-json",
     ),  # fmt: skip
     pytest.param(
         wrapper({"cpu": {"guest": 1, "bogus": 1}}),
-        [("error", "payload.undecodable", ("spec",))],
+        [("error", "revision.bad-wrapper", ("spec",))],
         id="f1-neither-family",
     ),  # fmt: skip
-    pytest.param({**wrapper({}), "extra": 1}, [("error", "schema.unknown-field", ("extra",))], id="f1-closed"),
-    pytest.param({"spec": "e30="}, [("error", "schema.required", ())], id="f1-apiversion-required"),
-    pytest.param({"apiVersion": "apps/v1", "kind": "Deployment"}, [("error", "payload.unknown", ())], id="foreign"),
+    # UnmarshalStrict of the wrapper fails on "extra", then runtime.Decode finds no kind
+    pytest.param({**wrapper({}), "extra": 1}, [("error", "revision.kind-missing", ())], id="f1-closed"),
+    # the Go struct has no required fields: a wrapper without apiVersion decodes (an empty preference)
+    pytest.param({"spec": "e30="}, [], id="f1-apiversion-optional"),
+    pytest.param(
+        {"apiVersion": "apps/v1", "kind": "Deployment"},
+        [("error", "revision.unknown-version", ("apiVersion",))],
+        id="foreign",
+    ),  # fmt: skip
     pytest.param(
         pref("v1alpha2", cpu={"preferredCPUTopology": 1}),
-        [("error", "schema.type", ("spec", "cpu", "preferredCPUTopology"))],
+        [("error", "revision.undecodable", ("spec", "cpu", "preferredCPUTopology"))],
         id="whole-object",
     ),  # fmt: skip
     pytest.param(
         cr(wrapper({"cpu": {"guest": "1"}, "memory": {"guest": "1Gi"}})),
-        [("error", "schema.type", ("data", "spec", "cpu", "guest"))],
+        [("error", "revision.bad-wrapper", ("data", "spec"))],
         id="whole-cr",
     ),  # fmt: skip
 ]

@@ -25,7 +25,8 @@ def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> l
         if data is None or data == {}:
             found.append(error("revision.no-data", "ControllerRevision has no payload in data", ("data",)))
         elif isinstance(data, dict):
-            found += [f.at(path=("data",) + f.path) for f in validation.validate_payload(data, target=settings.target)]
+            if not validation.judges_payload(obj):  # validate_document judged it already (once)
+                found += [f.at(path=("data",) + f.path) for f in validation.validate_payload(data)]
             fmt = releases.payload_format(data)
             if fmt and not releases.reads_payload(settings.target, fmt):
                 found.append(

@@ -1,4 +1,5 @@
-"""The table (docs/upgrades.md) of every KubeVirt and CDI group/version, rendered from the one table (kubevirt/apis.py)."""
+"""The table (docs/upgrades.md) of every KubeVirt and CDI group/version, rendered from the one table
+(kubevirt/apis.py)."""
 
 from __future__ import annotations
 

@@ -3,14 +3,13 @@
 Every KubeVirt object is judged against the schema its target release's API server applies
 (transform.validate.crds; the API server's semantics in transform.validate.structural), plus the
 webhook rules a schema cannot express (transform.validate.webhooks). ControllerRevisions are judged
-against apps/v1's schema and their payloads as the objects they hold. Nothing heavy is imported or
-read before the first KubeVirt document.
+against apps/v1's schema, and their payloads as KubeVirt's Go decoder reads them
+(transform.validate.decoding), never against a CRD schema: the API server does not look at `data`.
+Nothing heavy is imported or read before the first KubeVirt document.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import datetime
 import functools
 import re
@@ -18,28 +17,18 @@ from typing import Any
 
 from transform.kubevirt import fields, releases
 from transform.model.findings import Finding, Severity, error, format_path
-from transform.model.plain import PayloadError, loads_json
-from transform.validate import crds, objectmeta, webhooks
+from transform.validate import crds, decoding, objectmeta, webhooks
 from transform.validate.schemas import load_schema
-from transform.validate.structural import Node, Validator
-from transform.validate.structural import show as _show
+from transform.validate.structural import Validator
 
 Release = tuple[int, int]
 LATEST: Release = releases.LATEST
-_BASE64 = re.compile(r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$")
-# The v0.56-v0.57 payload wrapper {apiVersion, spec: base64 of the JSON spec}: a Go struct, no CRD.
-SPEC_REVISION: dict[str, Any] = {
-    "type": "object",
-    "properties": {"apiVersion": {"type": "string"}, "spec": {"type": "string", "pattern": _BASE64.pattern}},
-    "required": ["apiVersion", "spec"],
-}
 
 
 @functools.cache
 def _compiled(name: str) -> Validator:
-    if name == "ControllerRevision":  # apps/v1, from Kubernetes' OpenAPI (scripts/bundle_schemas.py)
-        return Validator(load_schema("apps_v1_controllerrevision.json"), objectmeta.node())
-    return Validator(SPEC_REVISION)
+    assert name == "ControllerRevision", name  # apps/v1, from Kubernetes' OpenAPI (scripts/bundle_schemas.py)
+    return Validator(load_schema("apps_v1_controllerrevision.json"), objectmeta.node())
 
 
 def preload(target: Release = LATEST) -> int:
@@ -49,7 +38,6 @@ def preload(target: Release = LATEST) -> int:
     (about 8 ms a worker); a run without workers compiles only what its documents use. Returns how
     many schemas were compiled (each once per run: repeated calls cost lookups)."""
     _compiled("ControllerRevision")
-    _compiled("SpecRevision")
     wanted = [("kubevirt.io/v1", "VirtualMachine")]
     wanted += [(f"{fields.GROUP}/{version}", kind) for version in fields.VERSIONS for kind in fields.KINDS]
     digests = {found[0] for api_version, kind in wanted if (found := crds.schema_for(api_version, kind, target))}
@@ -121,6 +109,11 @@ def _looks_like_ours(obj: dict[str, Any]) -> bool:
     )
 
 
+def judges_payload(obj: dict[str, Any]) -> bool:
+    """Does `validate_document` judge this ControllerRevision's payload too?"""
+    return isinstance(obj.get("data"), dict) and _looks_like_ours(obj)
+
+
 def validate_document(
     obj: dict[str, Any], *, partial: bool = False, strict: bool = False, target: Release = LATEST
 ) -> list[Finding]:
@@ -143,7 +136,7 @@ def validate_document(
         obj = normalize(obj)
         unknown = Severity.ERROR if strict else Severity.WARNING
         out = _compiled("ControllerRevision").validate(obj, partial=partial, unknown=unknown)
-        if isinstance(obj.get("data"), dict) and _looks_like_ours(obj):
+        if judges_payload(obj):
             found = validate_payload(obj["data"], partial=partial, strict=strict, target=target)
             out += [f.at(path=("data", *f.path)) for f in found]
         return _sorted(out)
@@ -153,78 +146,23 @@ def validate_document(
 
 
 def validate_payload(
-    data: dict[str, Any], *, partial: bool = False, strict: bool = False, target: Release = LATEST
+    data: Any, *, partial: bool = False, strict: bool = False, target: Release = LATEST
 ) -> list[Finding]:
-    """A ControllerRevision payload: a v1alpha1 SpecRevision wrapper or a whole instancetype object.
+    """A ControllerRevision payload, judged as KubeVirt's decoder reads it (transform.validate.decoding):
+    the API server stores `data` without looking at it, so no CRD schema applies; what decides is whether
+    KubeVirt v1.6's Go decoder reads it (an error when it does not) and what it drops or leaves at zero.
+    Paths are relative to `data`.
 
     `data` may also be a whole ControllerRevision (then its `data` is checked, paths from the CR root).
     """
     data = normalize(data)
-    if not isinstance(data, dict):
-        return [error("payload.unknown", f"ControllerRevision data is {_show(data)}, not a mapping")]
-    if data.get("kind") == "ControllerRevision" and isinstance(data.get("data"), dict):
+    if isinstance(data, dict) and data.get("kind") == "ControllerRevision" and isinstance(data.get("data"), dict):
         return validate_document(data, partial=partial, strict=strict, target=target)
-    if isinstance(data.get("spec"), str) or ("kind" not in data and set(data) <= {"apiVersion", "spec"}):
-        return _wrapper(data, partial)
-    kind = data.get("kind")
-    api_version = data.get("apiVersion")
-    if fields.family_of(str(kind)) is None or not str(api_version).startswith(f"{fields.GROUP}/"):
-        return [
-            error(
-                "payload.unknown",
-                "ControllerRevision data is neither a v1alpha1 SpecRevision wrapper ({apiVersion, spec}) "
-                "nor an "
-                f"{fields.GROUP} object (apiVersion {api_version!r}, kind {kind!r})",
-            )
-        ]
-    return validate_document(data, partial=partial, strict=strict, target=target)
-
-
-def _v1alpha1_spec(family: str) -> Node:
-    kind = "VirtualMachinePreference" if family == "preference" else "VirtualMachineInstancetype"
-    found = crds.schema_for(f"{fields.GROUP}/v1alpha1", kind, LATEST)
-    assert found is not None and (node := crds.node_at(found[0], ("spec",))) is not None
-    return node
-
-
-def _wrapper(data: dict[str, Any], partial: bool) -> list[Finding]:
-    out = _compiled("SpecRevision").validate(data, partial=partial, unknown=Severity.ERROR)
-    if any(f.severity is Severity.ERROR and f.path[:1] == ("spec",) for f in out) or not isinstance(
-        data.get("spec"), str
-    ):
-        return out
     try:
-        spec = loads_json(base64.b64decode(data["spec"], validate=True))
-    except PayloadError as exc:
-        return [*out, error("payload.limit", f"decoded spec refused: {exc}", ("spec",))]
-    except (binascii.Error, ValueError):
-        return [*out, error("payload.spec-encoding", "spec is not base64-encoded JSON", ("spec",))]
-    if not isinstance(spec, dict):
-        return [
-            *out,
-            error("payload.spec-encoding", f"decoded spec is {_show(spec)}, not a mapping", ("spec",)),
-        ]
-    spec = normalize(spec)
-    # KubeVirt tries the preference spec first, then the instancetype spec (strict decode, v1.3-v1.6).
-    unknown: list[Finding] = []
-    for family in ("preference", "instancetype"):
-        validator = Validator.of(_v1alpha1_spec(family))
-        found = validator.validate(spec, partial=partial, base=("spec",))
-        unknown = [f for f in found if f.code == "schema.unknown-field"]
-        if unknown:
-            continue
-        found += webhooks.RULES[family]({"spec": spec})  # paths already start with "spec"
-        return out + [f.at(message=f"{f.message} (in the decoded {family} spec)") for f in _sorted(found)]
-    return [
-        *out,
-        error(
-            "payload.undecodable",
-            "decoded spec is neither a v1alpha1 preference nor instancetype spec (unknown to instancetype: "
-            + ", ".join(format_path(f.path[1:]) for f in unknown)
-            + ")",
-            ("spec",),
-        ),
-    ]
+        decoded = decoding.decode(data)
+    except decoding.RevisionError as exc:
+        return [error(exc.code, exc.message, exc.path[1:])]
+    return [f.at(path=f.path[1:]) for f in decoded.findings]
 
 
 def validate_object(
