@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Build the bundled CRD schemas (schemas/kubevirt/ and schemas/apps_v1_controllerrevision.json).
 
-Input: the reference tree ../shared/reference/crd-schemas/ (KubeVirt's `openAPIV3Schema` of every CRD
-at every minor release v1.0.0-v1.9.0 in kubevirt-releases/, the instancetype.kubevirt.io v1alpha1 and
-v1alpha2 schemas of the last releases that served them as newest, and apps/v1 ControllerRevision).
+Input: the reference tree crd-schemas, from reference/crd-schemas.tar.xz (or --reference DIR, a new upstream
+extraction not yet packed): KubeVirt's `openAPIV3Schema` of every CRD at every minor release v1.0.0-v1.9.0
+in kubevirt-releases/, the instancetype.kubevirt.io v1alpha1 and v1alpha2 schemas of the last releases that
+served them as newest, and apps/v1 ControllerRevision. reference/README.md says where each comes from.
 
 Output, deterministic (a test re-runs this script and compares bytes):
   schemas/kubevirt/<sha256[:16]>.json.gz   one per distinct schema, descriptions stripped, keys sorted,
@@ -27,8 +28,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+# scripts/ is no package: a script is run by path, or loaded by path in tests
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reference_tree import open_tree  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_REFERENCE = ROOT.parent / "shared" / "reference" / "crd-schemas"
+DEFAULT_REFERENCE = open_tree("crd-schemas")  # reference/crd-schemas.tar.xz
 
 # CRD singular name (the key of KubeVirt's CRDsValidation map) -> (group, kind).
 # Source: pkg/virt-operator/resource/generate/components/crds.go and the API packages' register.go.
@@ -136,8 +141,8 @@ def release_key(tag: str) -> str:
     return f"{major}.{minor}"
 
 
-def build(reference: Path) -> dict[str, bytes]:
-    """Relative output path -> bytes."""
+def build(reference: Any) -> dict[str, bytes]:
+    """Relative output path -> bytes; `reference` is the crd-schemas tree (an ArchivePath or a directory)."""
     files: dict[str, bytes] = {}
     blobs: dict[str, bytes] = {}
 

@@ -9,6 +9,8 @@ described below from apimachinery's types.go, so the codec needs no other table.
 
     python scripts/gen_gojson.py [--reference DIR] [--check]
 
+Input: the go-json tree of reference/ (go-json.tar.xz), or DIR, a new upstream extraction.
+
 A new KubeVirt release is a new reference file and a regeneration, never an edit by hand;
 tests/kubevirt/test_gojson_table.py regenerates the table and compares it with the committed one.
 """
@@ -22,8 +24,12 @@ import re
 import sys
 from typing import Any
 
+# scripts/ is no package: a script is run by path, or loaded by path in tests
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from reference_tree import open_tree  # noqa: E402
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-DEFAULT_REFERENCE = ROOT.parent / "shared" / "reference" / "go-json"
+DEFAULT_REFERENCE = open_tree("go-json")  # reference/go-json.tar.xz
 RELEASE = "v1.6.0"
 
 _PREFIXES = (
@@ -103,7 +109,8 @@ def _tuple(field: tuple[str, ...]) -> str:
     return f"({', '.join(json.dumps(x) for x in field)})"
 
 
-def build(reference: pathlib.Path) -> str:
+def build(reference: Any) -> str:
+    """The table module's text; `reference` is the go-json tree (an ArchivePath or a directory)."""
     path = reference / f"kubevirt-{RELEASE}-instancetype-types.json"
     data = json.loads(path.read_text())
     readme = (reference / "README.md").read_text() if (reference / "README.md").exists() else ""

@@ -41,7 +41,14 @@ def test_one_default_release() -> None:
 
 
 def test_every_format_has_a_renderer() -> None:
-    assert set(options.FORMATS) == set(formats.RENDERERS)
+    """One list: --format offers the report registry's formats, and --help names each."""
+    assert options.FORMATS == tuple(formats.RENDERERS)
+    from click.testing import CliRunner
+
+    from transform.cli.main import cli
+
+    shown = CliRunner().invoke(cli, ["check", "--help"]).output
+    assert all(name in shown for name in formats.RENDERERS), shown
 
 
 def test_every_option_lands_in_settings() -> None:
@@ -162,3 +169,56 @@ def test_ignored_options_are_usage_errors(tmp_path: pathlib.Path) -> None:
     code, _out, err = invoke("fix", "-", "--output-dir", str(tmp_path), stdin=OLD)
     assert code == 2 and "--output-dir" in err
     assert isinstance(main_module.cli, click.Group)
+
+
+def test_version_names_the_releases_of_the_bundled_data() -> None:
+    """--version: the tool's version and the release range read from the generated index, never typed."""
+    import json
+
+    index = json.loads((ROOT / "schemas" / "kubevirt" / "index.json").read_text())
+    tags = sorted(
+        (s["tag"] for s in index["release_sources"].values()), key=lambda t: [int(x) for x in t[1:].split(".")]
+    )
+    from transform.kubevirt import gojson_v1_6
+
+    code, out, _ = invoke("--version")
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == f"instancetype-upgrade, version {main_module.__version__}"
+    assert lines[1].startswith(f"KubeVirt {tags[0]} to {tags[-1]} (") and gojson_v1_6.RELEASE in lines[1]
+    assert lines[2].startswith("CDI")
+
+
+NAMES = (
+    "instancetype.kubevirt.io",
+    "flavor.kubevirt.io",
+    "ControllerRevisions",
+    "every other KubeVirt and CDI API version",
+)
+
+
+@pytest.mark.parametrize("args", [(), ("fix",), ("check",), ("diff",), ("backup",), ("krm",)])
+def test_help_names_everything_the_tool_upgrades(args: tuple[str, ...]) -> None:
+    """Issue 24 §4: not "instancetype ... to v1beta1" only: every family the upgrade rewrites."""
+    code, out, _ = invoke(*args, "--help")
+    text = " ".join(out.split())  # click wraps the lines
+    assert code == 0 and all(name in text for name in NAMES), (args, text)
+
+
+def test_pre_commit_hooks_name_everything_the_tool_upgrades() -> None:
+    import yaml
+
+    for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text()):
+        assert all(name in hook["description"] for name in NAMES), hook["id"]
+        assert "CDI" in hook["name"], hook["id"]
+
+
+def test_the_groups_the_help_names_are_the_api_tables() -> None:
+    import re
+
+    from transform.kubevirt import apis
+
+    groups = {row.group for row in apis.TABLE}
+    named = re.search(r"\((kubevirt\.io, [^)]*), \.\.\.\)", options.WHAT_IT_UPGRADES)
+    assert named, options.WHAT_IT_UPGRADES
+    for name in named.group(1).split(", "):
+        assert name in groups or f"{name}.kubevirt.io" in groups, name

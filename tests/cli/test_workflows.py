@@ -337,6 +337,28 @@ def test_progress_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch, capsys: py
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_progress_and_summary_count_the_same_files(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, jobs: str
+) -> None:
+    """Issue 24 §4: the progress line said "2/2 files" (the candidates) where the summary said "in 5
+    files" (every file seen): both count every file seen."""
+    from transform.cli import progress as progress_module
+
+    monkeypatch.setattr(progress_module, "stream_is_terminal", lambda: True)
+    clock = iter(range(0, 1000, 2))
+    monkeypatch.setattr(progress_module.time, "monotonic", lambda: float(next(clock)))
+    for i in range(3):
+        (tmp_path / f"plain{i}.yaml").write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\n")
+    for i in range(2):
+        (tmp_path / f"old{i}.yaml").write_text(OLD.replace("name: p", f"name: p{i}"))
+    code, out, err = invoke("check", str(tmp_path), "-j", jobs)
+    assert code == 1 and out.splitlines()[-1].endswith(" in 5 files"), out
+    shown = [s for s in err.split("\r") if s.strip() and "files" in s]
+    assert shown and shown[-1].strip() == "5/5 files", err
+    assert all(s.strip().endswith("/5 files") for s in shown), shown
+
+
 def test_backup_reports_progress_per_entry(tmp_path: pathlib.Path) -> None:
     import io
     import tarfile

@@ -117,3 +117,32 @@ def test_f0_revision_kind_from_flavor_matcher(tmp_path: Path) -> None:
     main(["fix", str(work)])
     cr = yaml.safe_load((work / "cr-f0.yaml").read_text())
     assert cr["data"]["kind"] == "VirtualMachineClusterInstancetype"
+
+
+def test_one_flavor_kind_map() -> None:
+    """The flavor -> instancetype kind rename is the API table's (kubevirt.apis), not a copy per module."""
+    from transform.convert import flavor_v1alpha1, kustomize
+    from transform.kubevirt import apis
+
+    assert flavor.FLAVOR_KINDS is apis.FLAVOR_KINDS
+    assert flavor_v1alpha1.KINDS is apis.FLAVOR_KINDS and kustomize.FLAVOR_KINDS is apis.FLAVOR_KINDS
+    assert apis.FLAVOR_KINDS == {
+        "VirtualMachineFlavor": "VirtualMachineInstancetype",
+        "VirtualMachineClusterFlavor": "VirtualMachineClusterInstancetype",
+    }
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("virtualmachineflavor", "virtualmachineinstancetype"),
+        ("virtualmachineflavors", "virtualmachineinstancetypes"),
+        ("virtualmachineclusterflavor", "virtualmachineclusterinstancetype"),
+        ("virtualmachineclusterflavors", "virtualmachineclusterinstancetypes"),
+        ("vmf", "virtualmachineinstancetype"),
+        ("vmcfs", "virtualmachineclusterinstancetypes"),
+    ],
+)
+def test_matcher_kinds_follow_the_kind_map(before: str, after: str) -> None:
+    assert flavor.MATCHER_KINDS[before] == after
+    assert set(flavor.CAMEL) == {k.lower() for k in flavor.FLAVOR_KINDS.values()}

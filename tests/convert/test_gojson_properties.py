@@ -19,8 +19,6 @@ from tests.oracles import kubevirt_model as model
 from transform.convert.revisions import RevisionError, upgrade_revision
 from transform.kubevirt import gojson
 
-pytestmark = pytest.mark.skipif(not go.REFERENCE.is_dir(), reason=f"go-json reference not at {go.REFERENCE}")
-
 GROUP = "instancetype.kubevirt.io"
 KINDS = (
     "VirtualMachineInstancetype",

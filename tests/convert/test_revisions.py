@@ -140,3 +140,24 @@ def test_undecodable_payloads_raise(data: object) -> None:
     doc["data"] = data
     with pytest.raises(RevisionError):
         revisions.upgrade_revision(doc)
+
+
+@pytest.mark.parametrize(
+    ("version", "says", "never"),
+    [
+        ("v1alpha2", "if v1beta1 has it, keep it by writing the source object as v1beta1", "check its spelling"),
+        ("v1beta1", "check its spelling, or remove it at the source", "as v1beta1"),  # not "move it to v1beta1"
+    ],
+)
+def test_dropped_field_advice_fits_the_payload_version(version: str, says: str, never: str) -> None:
+    from transform.convert import payloads
+
+    data = {
+        "apiVersion": f"instancetype.kubevirt.io/{version}",
+        "kind": "VirtualMachineInstancetype",
+        "metadata": {"name": "it"},
+        "spec": {"cpu": {"guest": 1, "bogus": 1}, "memory": {"guest": "1Gi"}},
+    }
+    [found] = [f for f in payloads.decode(data).findings if f.code == "revision.dropped-field"]
+    assert found.path == ("data", "spec", "cpu", "bogus")
+    assert says in found.message and never not in found.message

@@ -522,11 +522,6 @@ def test_gzip_header_and_tar_format_kept(backup: Path, tmp_path: Path, capsys: p
     assert read_tar(out)[0][0].name == ti.name
 
 
-@pytest.mark.skip(reason="memory use is checked by hand (see docs/velero.md), not in a timed test")
-def test_memory_stays_flat() -> None:
-    pass
-
-
 def test_hardlink_follows_a_renamed_revision(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     old = f"{CR_DIR}/namespaces/{NS}/{F1_NAME}.json"
     entries = [

@@ -1,7 +1,7 @@
 """An independent model of Go's encoding/json for KubeVirt v1.6.0's types, read from the reference.
 
-It reads ../shared/reference/go-json/kubevirt-v<release>-instancetype-types.json itself (override
-with GO_JSON_REFERENCE) and shares no code or tables with transform/. Unlike the engine's one-pass
+It reads go-json/kubevirt-v<release>-instancetype-types.json of the reference trees (reference/, through
+tests/oracles/reference.py) itself and shares no code or tables with transform/. Unlike the engine's one-pass
 re-encoder it works in Go's two steps: `unmarshal` builds a Go value (a struct is a dict of *all*
 its fields by Go name, zero values included; a nil pointer, slice or map is None; an embedded
 struct sits under its Go type name), and `marshal` writes it as json.Marshal does. ObjectMeta,
@@ -13,16 +13,13 @@ from __future__ import annotations
 import datetime
 import functools
 import json
-import os
 import re
-from pathlib import Path
 from typing import Any
 
 from tests.oracles.quantity_model import canonical, go_number_text
+from tests.oracles.reference import tree
 
-REFERENCE = Path(
-    os.environ.get("GO_JSON_REFERENCE", Path(__file__).resolve().parents[3] / "shared" / "reference" / "go-json")
-)
+REFERENCE = tree("go-json")
 QUANTITY = "k8s.io/apimachinery/pkg/api/resource.Quantity"
 OBJECT_META = "k8s.io/apimachinery/pkg/apis/meta/v1.ObjectMeta"
 TYPE_META = "k8s.io/apimachinery/pkg/apis/meta/v1.TypeMeta"

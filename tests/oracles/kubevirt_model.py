@@ -3,7 +3,7 @@
 Written from docs/kubevirt-revisions.md (sections 1-3 and 6) and docs/kubevirt-api-versions.md,
 *not* from the engine in transform/, so the engine's goldens can be checked against it. Go's
 encoding/json is modelled by go_json_model.py from KubeVirt's reflected type table
-(../shared/reference/go-json/), core kubevirt.io/v1 types included; quantities by
+(go-json in reference/), core kubevirt.io/v1 types included; quantities by
 quantity_model.py. It works on plain data, as `yaml.safe_load` (YAML 1.1, like kubectl) gives it:
 
 * `expected_payload(data)`  -> the v1beta1 object KubeVirt v1.6 stores in the new revision's `data`

@@ -1,6 +1,7 @@
 """An independent oracle for structural-schema validation: KubeVirt's reference schema -> JSON Schema.
 
-Shares no code or tables with transform/: it reads ../shared/reference/crd-schemas directly and turns a
+Shares no code or tables with transform/: it reads the reference tree crd-schemas (reference/, upstream
+KubeVirt's schemas) through tests/oracles/reference.py and turns a
 structural schema into a Draft 2020-12 schema that python-jsonschema and jsonschema-rs understand:
 `nullable` adds "null" to the type, int-or-string is integer|string, a closed object (no
 preserve-unknown-fields, no additionalProperties) gets `additionalProperties: false` (strict unknown-field
@@ -16,10 +17,11 @@ from __future__ import annotations
 import copy
 import json
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-REFERENCE = Path(__file__).resolve().parents[3] / "shared/reference/crd-schemas"
+from tests.oracles.reference import Entry, tree
+
+REFERENCE = tree("crd-schemas")
 RELEASES = REFERENCE / "kubevirt-releases"
 GROUP_KINDS = {  # group, kind -> CRD singular name (KubeVirt crds.go)
     ("kubevirt.io", "VirtualMachine"): "virtualmachine",
@@ -33,7 +35,7 @@ GROUP_KINDS = {  # group, kind -> CRD singular name (KubeVirt crds.go)
 }
 
 
-def reference_file(api_version: str, kind: str, release: str = "v1.9.0") -> Path:
+def reference_file(api_version: str, kind: str, release: str = "v1.9.0") -> Entry:
     """The reference schema judging a document at `release` (own-version files for old instancetype APIs)."""
     group, _, version = api_version.rpartition("/")
     if group == "instancetype.kubevirt.io" and version in ("v1alpha1", "v1alpha2"):
@@ -117,14 +119,14 @@ def prune_nulls(value: Any, node: dict[str, Any]) -> Any:
 
 
 @cache
-def _reference(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+def _reference(path: Entry) -> tuple[dict[str, Any], dict[str, Any]]:
     structural = json.loads(path.read_text())
     structural = copy.deepcopy(structural)
     structural.setdefault("properties", {})["metadata"] = _object_meta()
     return structural, {"$schema": "https://json-schema.org/draft/2020-12/schema", **translate(structural)}
 
 
-def is_valid(doc: dict[str, Any], path: Path, engine: str) -> bool:
+def is_valid(doc: dict[str, Any], path: Entry, engine: str) -> bool:
     """The oracle's verdict (schema problems and unknown fields) for `doc` against reference file `path`."""
     structural, schema = _reference(path)
     instance = prune_nulls(doc, structural)
@@ -132,7 +134,7 @@ def is_valid(doc: dict[str, Any], path: Path, engine: str) -> bool:
 
 
 @cache
-def _engine(path: Path, engine: str) -> Any:
+def _engine(path: Entry, engine: str) -> Any:
     schema = _reference(path)[1]
     if engine == "jsonschema-rs":
         import jsonschema_rs

@@ -7,11 +7,8 @@ from typing import Any
 
 import pytest
 
-from tests.oracles import go_json_model as go
 from tests.oracles.kubevirt_model import ModelError, expected_payload
 from tests.oracles.quantity_model import canonical
-
-pytestmark = pytest.mark.skipif(not go.REFERENCE.is_dir(), reason=f"go-json reference not at {go.REFERENCE}")
 
 
 def payload(version: str, kind: str, spec: Any, **extra: Any) -> dict[str, Any]:

@@ -319,7 +319,7 @@ def test_output_path_refuses_to_leave_the_directory(tmp_path: pathlib.Path, rel:
     with pytest.raises(sinks.WriteError, match="outside"):
         sinks.output_path(str(out), rel)
     with pytest.raises(sinks.WriteError):
-        sinks.write_copy(str(out), rel, b"data")
+        sinks.OutputDir(str(out)).write(rel, b"data")
     assert sorted(os.listdir(tmp_path)) == ["out"]
 
 
@@ -330,7 +330,7 @@ def test_output_path_refuses_a_symlink_inside_out_dir_that_escapes(tmp_path: pat
     elsewhere.mkdir()
     (out / "link").symlink_to(elsewhere)
     with pytest.raises(sinks.WriteError, match="outside"):
-        sinks.write_copy(str(out), "link/x.yaml", b"data")
+        sinks.OutputDir(str(out)).write("link/x.yaml", b"data")
     assert list(elsewhere.iterdir()) == []
 
 
@@ -338,7 +338,7 @@ def test_output_path_refuses_a_symlink_inside_out_dir_that_escapes(tmp_path: pat
 def test_output_path_keeps_legitimate_paths_inside(tmp_path: pathlib.Path, rel: str) -> None:
     out = tmp_path / "out"
     out.mkdir()
-    target = sinks.write_copy(str(out), rel, b"data")
+    target = sinks.OutputDir(str(out)).write(rel, b"data")
     assert target.startswith(str(out.resolve()) + os.sep)
     assert pathlib.Path(target).read_bytes() == b"data"
 

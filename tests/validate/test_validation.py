@@ -9,7 +9,6 @@ import pytest
 
 from tests.oracles import structural_oracle as oracle
 from tests.validate.validation_helpers import (
-    REFERENCE,
     G,
     _rows,
     cr,
@@ -267,7 +266,6 @@ def test_invalid_documents(doc: dict[str, Any], expected: list[tuple[Any, ...]])
     assert _rows(validate_document(doc)) == sorted(expected)
 
 
-@pytest.mark.skipif(not REFERENCE.is_dir(), reason=f"reference CRD schemas not found at {REFERENCE}")
 @pytest.mark.parametrize(
     "doc",  # payload verdicts of ControllerRevisions are tested in test_validation_payloads
     [p.values[0] for p in VALID + INVALID if p.values[0]["kind"] != "ControllerRevision"],

@@ -52,13 +52,6 @@ def test_revision_reference_location() -> None:
     assert releases.info((1, 4)).revision_ref == "spec" and releases.info((1, 5)).revision_ref == "status"
 
 
-def test_known_fields_follow_annotations() -> None:
-    assert ("ioThreads",) not in releases.known_fields((1, 6), "instancetype")
-    assert ("ioThreads",) in releases.known_fields((1, 7), "instancetype")
-    assert ("firmware", "preferredEfi") in releases.known_fields((1, 4), "preference")
-    assert ("devices", "preferredVideoType") not in releases.known_fields((1, 8), "preference")
-
-
 def test_target_findings() -> None:
     found = releases.target_findings(it(ioThreads={"supplementalPoolThreadCount": 2}), (1, 6))
     assert [(f.code, f.path) for f in found] == [("target.unknown-field", ("spec", "ioThreads"))]

@@ -5,10 +5,8 @@ from __future__ import annotations
 import base64
 import importlib.util
 import json
-from pathlib import Path
 from typing import Any
 
-REFERENCE = Path(__file__).resolve().parents[3] / "shared/reference/crd-schemas"
 ENGINES = ["jsonschema"] + (["jsonschema-rs"] if importlib.util.find_spec("jsonschema_rs") else [])
 G = "instancetype.kubevirt.io"
 

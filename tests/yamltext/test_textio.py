@@ -62,14 +62,6 @@ def test_decode_refuses(data: bytes, message: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "offset", "expected"),
-    [("a: 1\nb: 2\n", 0, (1, 1)), ("a: 1\nb: 2\n", 5, (2, 1)), ("a: 1\nb: 2\n", 8, (2, 4))],
-)
-def test_line_col(text: str, offset: int, expected: tuple[int, int]) -> None:
-    assert textio.line_col(text, offset) == expected
-
-
-@pytest.mark.parametrize(
     ("data", "candidate"),
     [
         (b"apiVersion: instancetype.kubevirt.io/v1alpha1\n", True),

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from transform.cli.exits import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, EXIT_USAGE, guard
-from transform.cli.options import ENGINE, REPORT, options, settings
+from transform.cli.options import ENGINE, REPORT, WHAT_IT_UPGRADES, options, settings
 from transform.cli.progress import Progress
 
 if TYPE_CHECKING:
@@ -29,7 +29,15 @@ Exit codes:
 """
 
 
-@click.command(epilog=EPILOG)
+@click.command(
+    epilog=EPILOG,
+    short_help="Upgrade the KubeVirt items of a Velero backup tarball.",
+    help=f"""Upgrade the KubeVirt items of a Velero backup tarball (ARCHIVE, a .tar.gz) into OUT.
+
+    Items under resources/ are upgraded as in `fix`: {WHAT_IT_UPGRADES}. Every other entry is copied
+    unchanged. ARCHIVE is never modified; OUT appears only once complete.
+    """,
+)
 @click.argument("archive", type=click.Path(dir_okay=False))
 @click.option(
     "-o",
@@ -41,12 +49,6 @@ Exit codes:
 @click.option("--check", is_flag=True, help="Write nothing; report what would change (exit 1 when something would).")
 @options(*ENGINE, "max_archive_bytes", *REPORT)
 def backup(archive: str, output: str | None, check: bool, **kw: Any) -> None:
-    """Upgrade the KubeVirt items of a Velero backup tarball (ARCHIVE, a .tar.gz) into OUT.
-
-    Items under resources/ (VMs, snapshot contents, ControllerRevisions, instancetypes and
-    preferences) are upgraded as in `fix`; every other entry is copied unchanged. ARCHIVE is
-    never modified; OUT appears only once complete.
-    """
     c = settings(kw)
     if check and output:
         raise click.UsageError("--check writes nothing: drop -o/--output")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from transform.cli.exits import EXIT_CHANGED, EXIT_OK, guard
-from transform.cli.options import ENGINE, options, settings
+from transform.cli.options import ENGINE, WHAT_IT_UPGRADES, options, settings
 
 if TYPE_CHECKING:
     from transform.model.settings import Settings
@@ -30,14 +30,17 @@ functionConfig (a ConfigMap's data, or any kind with the keys under spec):
 """
 
 
-@click.command(epilog=KRM_HELP)
-@options(*ENGINE, "debug")
-def krm(**kw: Any) -> None:
-    """Read a ResourceList on stdin, write it upgraded (with `results`) on stdout.
+@click.command(
+    epilog=KRM_HELP,
+    short_help="Read a ResourceList on stdin, write it upgraded on stdout.",
+    help=f"""Read a ResourceList on stdin, write it upgraded (with `results`) on stdout: {WHAT_IT_UPGRADES}.
 
     The options are defaults for the functionConfig's keys. Items keep their comments, formatting
     and every config.kubernetes.io annotation; only the ResourceList goes to stdout, logs go to stderr.
-    """
+    """,
+)
+@options(*ENGINE, "debug")
+def krm(**kw: Any) -> None:
     c = settings(kw)
     sys.exit(guard(lambda: _run(c), c.debug, prog="instancetype-upgrade krm"))
 

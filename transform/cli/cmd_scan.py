@@ -41,10 +41,10 @@ Exit codes:
     "exit_zero",
 )
 def scan(paths: tuple[str, ...], **kw: Any) -> None:
-    """Report every KubeVirt instancetype-related document (files, directories, Velero backups):
-    objects per kind and version, ControllerRevisions per payload era, VMs and their revision
-    references, dangling references, orphan revisions, object-name mismatches, and what the
-    target release cannot read. Writes nothing."""
+    """Report every KubeVirt and CDI document (files, directories, Velero backups): objects per kind
+    and version (every API version the target no longer serves or deprecates), ControllerRevisions per
+    payload era, VMs and their revision references, dangling references, orphan revisions, object-name
+    mismatches, and what the target release cannot read. Writes nothing."""
     c = settings(kw)
     if c.output_file and os.path.exists(c.output_file):
         # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
@@ -84,7 +84,9 @@ def _run(paths: list[str], c: Settings) -> int:
     result.breaking = apply_policy(result.breaking, strict=False, select=c.select, ignore=c.ignore)
     findings = result.errors + result.breaking
     if c.statistics:
-        summary = formats.Summary(command="scan", files_seen=result.files_seen, files=sorted(result.files))
+        summary = formats.Summary(
+            command="scan", files_seen=result.files_seen, files=sorted(result.files), suppressed=result.suppressed
+        )
         out = formats.render_statistics(findings, summary)
     elif fmt == "json":
         out = scan_report.render_json(result)

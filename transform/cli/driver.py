@@ -71,7 +71,11 @@ def run(command: str, paths: list[str], c: Settings) -> int:
             # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
             from transform.pipeline.upgrade import upgrade_items
 
-            index = upgrade_items(items, settings, result, progress, jobs=c.jobs)
+            # the progress line counts what the summary counts: every file seen (those without anything
+            # KubeVirt in them were read and checked already, so they are done)
+            done_already = result.files_seen - len(items)
+            seen = lambda done, total: progress(done_already + done, done_already + total)  # noqa: E731
+            index = upgrade_items(items, settings, result, seen, jobs=c.jobs)
             if c.debug and result.jobs_note:
                 click.echo(f"instancetype-upgrade: debug: {result.jobs_note}", err=True)
     progress.close()
@@ -260,6 +264,7 @@ def report(command: str, result: RunResult, c: Settings, *, stdout_is_data: bool
         renames=renames,
         files=result.names or [r.name for r in result.results],
         changed_files=changed,
+        suppressed=[f for r in result.results for f in r.suppressed],
         changes_fail=command in ("check", "diff")
         and not c.exit_zero
         or command == "fix"

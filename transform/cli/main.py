@@ -15,7 +15,7 @@ import click
 from transform import __version__
 from transform.cli import config
 from transform.cli.exits import EXIT_CODES_HELP, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, guard
-from transform.cli.options import ENGINE, INPUTS, REPORT, options, settings
+from transform.cli.options import ENGINE, INPUTS, REPORT, WHAT_IT_UPGRADES, options, settings
 
 LIMITS_HELP = """\b
 Limits: documents over --max-document-size (default 16 MiB) and files or stdin over 16 times
@@ -72,15 +72,46 @@ _HELP_FLAGS = frozenset({"-h", "--help", "--version"})
     cls=_Group,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog=EXIT_CODES_HELP + "\n" + LIMITS_HELP + "\n" + CONFIG_HELP,
-)
-@click.version_option(__version__, prog_name="instancetype-upgrade")
-def cli() -> None:
-    """Upgrade KubeVirt instancetype.kubevirt.io manifests and ControllerRevisions to v1beta1, offline.
+    help=f"""Upgrade, offline and keeping every untouched byte: {WHAT_IT_UPGRADES}.
 
     KubeVirt v1.7 removed instancetype.kubevirt.io v1alpha1/v1alpha2 and can no longer read the
     ControllerRevisions older releases stored. PATH is a file, a directory (searched recursively
     for *.yaml, *.yml, *.json; hidden directories skipped) or - for stdin.
-    """
+    """,
+)
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=lambda ctx, _param, value: _show_version(ctx) if value and not ctx.resilient_parsing else None,
+    help="Show the version and the KubeVirt and CDI releases the bundled data covers, and exit.",
+)
+def cli() -> None:
+    pass
+
+
+def _show_version(ctx: click.Context) -> None:
+    click.echo(version_text())
+    ctx.exit()
+
+
+def version_text() -> str:
+    """The tool's version, then the releases of each product that the bundled data was generated from."""
+    # lazy: start-up: the bundled indexes are read for --version only
+    from transform.kubevirt import gojson
+    from transform.validate.schemas import bundled_releases
+
+    lines = [f"instancetype-upgrade, version {__version__}"]
+    names = {"kubevirt": "KubeVirt", "cdi": "CDI"}
+    for product, tags in bundled_releases().items():
+        what = "CRD schemas of every minor release"
+        if product == "kubevirt":
+            what += f"; revision payloads decoded as {gojson.RELEASE}'s Go types"
+        lines.append(f"{names[product]} {tags[0]} to {tags[-1]} ({what})" if tags else f"{names[product]}: no releases")
+    if "cdi" not in bundled_releases():
+        lines.append("CDI: API versions only (no CDI schemas bundled)")
+    return "\n".join(lines)
 
 
 def _run(command: str, paths: tuple[str, ...], kw: dict[str, Any]) -> None:
@@ -108,27 +139,39 @@ def _run(command: str, paths: tuple[str, ...], kw: dict[str, Any]) -> None:
     sys.exit(guard(body, s.debug))
 
 
-@cli.command(epilog=EXIT_CODES_HELP)
+@cli.command(
+    epilog=EXIT_CODES_HELP,
+    short_help="Rewrite files in place (exit 1 when a file changed).",
+    help=f"Rewrite files in place (exit 1 when a file changed); with -, read stdin, write stdout. Upgrades "
+    f"{WHAT_IT_UPGRADES}.",
+)
 @_PATHS
 @options(*_FILE_OPTIONS, "output_dir", "force", "exit_zero_even_if_changed")
 def fix(paths: tuple[str, ...], **kw: Any) -> None:
-    """Rewrite files in place (exit 1 when a file changed). With -, read stdin, write stdout."""
     _run("fix", paths, kw)
 
 
-@cli.command(epilog=EXIT_CODES_HELP)
+@cli.command(
+    epilog=EXIT_CODES_HELP,
+    short_help="Write nothing; report what would change.",
+    help=f"Write nothing; report what would change (exit 1 when something would), as `fix` upgrades "
+    f"{WHAT_IT_UPGRADES}.",
+)
 @_PATHS
 @options(*_FILE_OPTIONS, "exit_zero")
 def check(paths: tuple[str, ...], **kw: Any) -> None:
-    """Write nothing; report what would change (exit 1 when something would)."""
     _run("check", paths, kw)
 
 
-@cli.command(epilog=EXIT_CODES_HELP)
+@cli.command(
+    epilog=EXIT_CODES_HELP,
+    short_help="Write nothing; print a unified diff of what would change.",
+    help=f"Write nothing; print a unified diff of what would change on stdout (the report on stderr), as "
+    f"`fix` upgrades {WHAT_IT_UPGRADES}.",
+)
 @_PATHS
 @options(*_FILE_OPTIONS)
 def diff(paths: tuple[str, ...], **kw: Any) -> None:
-    """Write nothing; print a unified diff of what would change on stdout (the report on stderr)."""
     _run("diff", paths, kw)
 
 

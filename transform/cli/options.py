@@ -16,8 +16,17 @@ import click
 
 from transform.model.limits import DEFAULT_MAX_ARCHIVE_BYTES
 from transform.model.settings import DEFAULT_MAX_DOCUMENT_BYTES, Settings
+from transform.report.formats import RENDERERS
 
-FORMATS = ("text", "json", "junit", "sarif", "markdown")  # == report.formats.RENDERERS (a test checks)
+# What every upgrading command's --help and the pre-commit hooks say it upgrades (docs/upgrades.md has the table).
+WHAT_IT_UPGRADES = (
+    "KubeVirt and CDI objects, to the newest API version the target release serves: instancetype.kubevirt.io "
+    "v1alpha1/v1alpha2 instance types and preferences (and flavor.kubevirt.io flavors), their ControllerRevisions "
+    "(every payload format a release wrote), and every other KubeVirt and CDI API version the target no longer "
+    "serves or deprecates (kubevirt.io, snapshot, export, clone, pool, migrations, cdi.kubevirt.io, ...), wherever "
+    "the object sits (lists, templates, owner references, kustomize patch targets)"
+)
+FORMATS = tuple(RENDERERS)  # --format: the report registry, in its order
 
 
 def parse_target(ctx: click.Context | None, param: click.Parameter | None, value: Any) -> tuple[int, int] | None:
@@ -201,6 +210,13 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
         callback=_codes,
         help="Do not report findings whose code starts with CODE (errors still set the exit code).",
     ),
+    "inline_ignores": click.option(
+        "--inline-ignores/--no-inline-ignores",
+        default=None,
+        help="Let `# instancetype-upgrade: ignore=CODE[,CODE...]` comments in the inputs suppress the warnings "
+        "and infos they name, for the field they are written at (the apiVersion line: the whole object); on by "
+        "default. Errors are never suppressed.",
+    ),
     "exit_zero": click.option(
         "--exit-zero",
         is_flag=True,
@@ -216,7 +232,7 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
 SETTINGS_FIELDS = frozenset(f.name for f in fields(Settings))
 assert set(_OPTIONS) <= SETTINGS_FIELDS  # every option lands in the record
 
-REPORT = ("fmt", "output_file", "quiet", "statistics", "select", "ignore", "debug")
+REPORT = ("fmt", "output_file", "quiet", "statistics", "select", "ignore", "inline_ignores", "debug")
 ENGINE = (
     "target",
     "target_cdi",

@@ -20,7 +20,6 @@ from transform.convert import flavor_v1alpha1, instancetype_v1alpha1, instancety
 from transform.kubevirt import apis
 
 Spec = dict[str, Any]
-Dropped = list[tuple[Any, ...]]
 
 
 @dataclass(frozen=True)

@@ -20,29 +20,20 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from transform.kubevirt.apis import FLAVOR_KINDS
 from transform.model.findings import Finding, error, info, warning
 
-FLAVOR_KINDS = {
-    "VirtualMachineFlavor": "VirtualMachineInstancetype",
-    "VirtualMachineClusterFlavor": "VirtualMachineClusterInstancetype",
-}
 # VM matcher kinds, compared case-insensitively: singular and plural resource names, short names
 # (vmf/vmcf were flavor short names and are still instancetype short names).
 MATCHER_KINDS = {
-    "virtualmachineflavor": "virtualmachineinstancetype",
-    "virtualmachineflavors": "virtualmachineinstancetypes",
-    "virtualmachineclusterflavor": "virtualmachineclusterinstancetype",
-    "virtualmachineclusterflavors": "virtualmachineclusterinstancetypes",
+    **{old.lower() + s: new.lower() + s for old, new in FLAVOR_KINDS.items() for s in ("", "s")},
     "vmf": "virtualmachineinstancetype",
     "vmfs": "virtualmachineinstancetypes",
     "vmcf": "virtualmachineclusterinstancetype",
     "vmcfs": "virtualmachineclusterinstancetypes",
 }
 SHORT_NAMES = ("vmf", "vmfs", "vmcf", "vmcfs")
-CAMEL = {
-    "virtualmachineinstancetype": "VirtualMachineInstancetype",
-    "virtualmachineclusterinstancetype": "VirtualMachineClusterInstancetype",
-}
+CAMEL = {new.lower(): new for new in FLAVOR_KINDS.values()}
 INSTANCETYPE_KINDS = set(CAMEL) | {"virtualmachineinstancetypes", "virtualmachineclusterinstancetypes"}
 
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from transform.kubevirt.apis import FLAVOR_KINDS
+
 GROUP, VERSION = "flavor.kubevirt.io", "v1alpha1"
 TO_GROUP, TO_VERSION = "instancetype.kubevirt.io", "v1alpha1"
-KINDS = {
-    "VirtualMachineFlavor": "VirtualMachineInstancetype",
-    "VirtualMachineClusterFlavor": "VirtualMachineClusterInstancetype",
-}
+KINDS = FLAVOR_KINDS  # the one table (transform.kubevirt.apis)
 
 
 def convert_spec(spec: dict[str, Any], family: str) -> dict[str, Any]:

@@ -16,11 +16,10 @@ from typing import Any
 from transform import convert
 from transform.convert.payloads import LABEL, NAMESPACED_KIND, Decoded, RevisionError, decode, owner
 from transform.kubevirt import fields, gojson
-from transform.kubevirt.names import name_problem
+from transform.kubevirt.names import UUID, name_problem
 from transform.model.findings import Finding, info, warning
 from transform.model.plain import as_map
 
-LABELS = ("object-generation", "object-kind", "object-name", "object-uid", "object-version")
 VERSION_LABEL = LABEL + "object-version"
 LATEST_VERSION = "v1beta1"  # the payload version written (its Go JSON encoding: transform.kubevirt.gojson)
 CLUSTER_KIND = {
@@ -33,8 +32,7 @@ SYNTHETIC_NAME = {
 }
 STRIPPED_META = ("labels", "annotations", "finalizers", "ownerReferences", "managedFields")
 SERVER_SET = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "selfLink")
-_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-_OLD_NAME = re.compile(rf"^(?P<obj>.+?)-(?:v1alpha1-|v1alpha2-|v1beta1-)?(?P<uid>{_UUID})-(?P<gen>\d+)$")
+_OLD_NAME = re.compile(rf"^(?P<obj>.+?)-(?:v1alpha1-|v1alpha2-|v1beta1-)?(?P<uid>{UUID})-(?P<gen>\d+)$")
 
 
 @dataclass

@@ -269,7 +269,7 @@ def _by_items(source: textio.Source, data: bytes, base: Settings, lay: Layout) -
     from transform.integrations import krmitems
     from transform.pipeline import onefile as engine
     from transform.pipeline.batch import Item, build_index
-    from transform.pipeline.parts import FileResult, Span, finish
+    from transform.pipeline.parts import MARKER, FileResult, Span, finish
     from transform.yamltext import nodes as yamlnodes
 
     top = krmitems.skeleton(lay)
@@ -303,7 +303,12 @@ def _by_items(source: textio.Source, data: bytes, base: Settings, lay: Layout) -
             return None
         part.pieces = [(a, b, body) for a, b, body in pieces if body is not None]
         krmitems.as_one_document(part)
-        result = finish(FileResult(NAME, source), [part], settings)
+        if settings.inline_ignores and MARKER in lay.spaced:
+            # the items' own directives: each item is a document here (the list's text has one document)
+            from transform.yamltext import ignores  # lazy: only a list that holds a directive
+
+            part.findings, _suppressed = ignores.apply(lay.spaced, part.findings, NAME, lay.spans)
+        result = finish(FileResult(NAME, source), [part], replace(settings, inline_ignores=False))
         after = result.changed and not result.failed
         if after and moved:
             found.append(_moved(moved[0]))

@@ -1,9 +1,9 @@
 """Every KubeVirt and CDI API group/version this tool knows: one table, and the questions asked of it.
 
-Sources: /work/shared/docs/kubevirt-deprecated-apis.md §1-§3 (all groups but instancetype) and
-kubevirt-api-versions.md §1 (instancetype.kubevirt.io, flavor.kubevirt.io). Conversion, validation,
-scan, the target checks, the pre-filter's needles and the table in docs/upgrades.md all read this table; a
-future removal is one row (or one `removed=` value) plus a test.
+Sources: the domain notes kubevirt-deprecated-apis.md §1-§3 (all groups but instancetype) and
+kubevirt-api-versions.md §1 (instancetype.kubevirt.io, flavor.kubevirt.io), read from KubeVirt's and
+CDI's CRDs. Conversion, validation, scan, the target checks, the pre-filter's needles and the table in
+docs/upgrades.md all read this table; a future removal is one row (or one `removed=` value) plus a test.
 
 Rows of one group are listed oldest first: a version's replacement is the next row of its group
 unless `replaced_by` names another group (flavor -> instancetype). Release numbers are KubeVirt's,

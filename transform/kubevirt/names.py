@@ -15,6 +15,10 @@ DNS1123_LABEL = r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?"
 _SUBDOMAIN = re.compile(rf"{DNS1123_LABEL}(?:\.{DNS1123_LABEL})*")
 
 
+# an object's metadata.uid as KubeVirt writes it into revision names (a lower-case RFC 4122 UUID)
+UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+
+
 def is_subdomain(name: str) -> bool:
     """apimachinery's IsDNS1123Subdomain (the whole string: a trailing newline is not allowed)."""
     return len(name) <= MAX_NAME and _SUBDOMAIN.fullmatch(name) is not None

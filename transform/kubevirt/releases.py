@@ -1,19 +1,17 @@
 """One table of KubeVirt releases: what each serves, knows and reads, and what a target cannot take.
 
-Sources: /work/shared/docs/kubevirt-api-versions.md §1, §2.3, §4 and kubevirt-revisions.md §0, §1.
+Sources: the domain notes kubevirt-api-versions.md §1, §2.3, §4 and kubevirt-revisions.md §0, §1.
 Which v1beta1 fields a release knows is derived from the `since` annotations in transform.kubevirt.fields.
 """
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from transform.kubevirt import apis, fields
-from transform.kubevirt.fielddsl import Node, Release, has, iter_nodes, iter_unknown
+from transform.kubevirt.fielddsl import Node, Release, iter_unknown
 from transform.model.findings import Finding, error, format_path, warning
 
 LATEST: Release = apis.LATEST_KUBEVIRT
@@ -131,29 +129,6 @@ def reads_payload(release: Release | str, fmt: str) -> bool:
     if fmt not in PAYLOAD_FORMATS:
         raise ValueError(f"unknown payload format {fmt!r}: expected one of {', '.join(PAYLOAD_FORMATS)}")
     return fmt in info(release).payloads
-
-
-@functools.cache
-def known_fields(release: Release, family: str) -> frozenset[tuple[str, ...]]:
-    """Paths of the v1beta1 spec fields the release knows ("[]" steps into arrays); empty before v1.0."""
-    if release < (1, 0):
-        return frozenset()
-    return frozenset(path for path, _node in _iter_known(fields.spec_tree(family), release))
-
-
-def _iter_known(root: Node, release: Release) -> Iterator[tuple[tuple[str, ...], Node]]:
-    for path, node in iter_nodes(root):
-        chain = [root]
-        ok = True
-        for part in path:
-            parent = chain[-1]
-            child = parent.items if part == "[]" else parent.props.get(part)
-            if child is None or not has(child, "v1beta1", release):
-                ok = False
-                break
-            chain.append(child)
-        if ok:
-            yield path, node
 
 
 def payload_format(data: Any) -> str | None:

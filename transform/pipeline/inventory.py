@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from transform.convert import payloads, revisions
-from transform.kubevirt import apis, embedding, releases
+from transform.kubevirt import apis, embedding, names, releases
 from transform.model.findings import Finding, Severity, error
 from transform.model.plain import as_map
 from transform.model.settings import CDI_DEFAULT_RELEASE, Settings
 from transform.pipeline.api_inventory import ApiUse, judge
+from transform.pipeline.parts import MARKER
 from transform.yamltext import textio
 
 GROUPS = tuple(dict.fromkeys(r.group for r in apis.TABLE if r.family == "instancetype"))
@@ -35,7 +36,6 @@ ERAS: dict[str, tuple[str, str]] = {
     "flavor-object": ("whole flavor.kubevirt.io object", "never written by a release"),
     "undecodable": ("payload KubeVirt cannot decode", "-"),
 }
-_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 MATCHER_MISMATCH_SINCE = (1, 6)
 FLAVOR_VM_UNTIL = (0, 56)
 
@@ -96,6 +96,7 @@ class Scan:
     orphans: list[Revision] = field(default_factory=list)
     mismatches: list[tuple[VM, Ref, Revision, str]] = field(default_factory=list)  # (.., matcher name)
     apis: list[ApiUse] = field(default_factory=list)  # every object of a table group (transform.kubevirt.apis)
+    suppressed: list[Finding] = field(default_factory=list)  # by the files' inline ignores (yamltext.ignores)
 
     @property
     def exit_code(self) -> int:
@@ -126,6 +127,7 @@ def scan_items(
 
     settings = settings or Settings(target=target)
     scan = Scan(target=target, target_cdi=settings.target_cdi)
+    marked: dict[str, str] = {}  # the texts of files with inline ignores
     for name, data in items:
         scan.files_seen += 1
         if not textio.is_candidate(data):
@@ -136,6 +138,8 @@ def scan_items(
         except textio.ReadError as exc:
             scan.errors.append(error("input.encoding", str(exc), file=name))
             continue
+        if settings.inline_ignores and MARKER in source.text:
+            marked[name] = source.text
         problems: list[Finding] = []
         for pd in iter_documents(name, source, settings, problems):
             if pd.doc is None:
@@ -154,6 +158,13 @@ def scan_items(
                 _visit(scan, obj, path, name, pd.index, where)
         scan.errors.extend(problems)
     _analyse(scan)
+    if marked:
+        # lazy: only a scan of a file that holds a directive composes its documents again
+        from transform.yamltext.ignores import apply_files
+
+        scan.errors, suppressed = apply_files(marked, scan.errors)
+        scan.breaking, scan.suppressed = apply_files(marked, scan.breaking, warn=False)
+        scan.suppressed += suppressed
     return scan
 
 
@@ -279,7 +290,7 @@ def _revision(obj: dict[str, Any], d: Doc) -> Revision:
         rev.era = "F3"
     else:
         version = str(labels.get(revisions.VERSION_LABEL) or revisions.LATEST_VERSION)
-        versioned = re.search(rf"-{re.escape(version)}-(?:{_UUID})?-\d+$", d.name)
+        versioned = re.search(rf"-{re.escape(version)}-(?:{names.UUID})?-\d+$", d.name)
         rev.era = "F5" if versioned else "F4"
     return rev
 

@@ -19,6 +19,7 @@ class FileResult:
     upgraded: int = 0
     renames: list[tuple[str, str, str]] = field(default_factory=list)  # (namespace, old, new)
     write_failed: bool = False
+    suppressed: list[Finding] = field(default_factory=list)  # by inline ignores (yamltext.ignores)
 
     @property
     def failed(self) -> bool:
@@ -27,6 +28,19 @@ class FileResult:
     @property
     def changed(self) -> bool:
         return self.new_text is not None and self.source is not None and self.new_text != self.source.text
+
+
+MARKER = "instancetype-upgrade:"  # == yamltext.ignores.MARKER (a test checks): no parser import to look for it
+
+
+def suppress_inline(result: FileResult, settings: Settings) -> None:
+    """The file's own `# instancetype-upgrade: ignore=CODE` comments: the findings they cover move to
+    `result.suppressed` (before --strict, so a suppressed warning fails nothing; errors always stay)."""
+    if settings.inline_ignores and result.source is not None and MARKER in result.source.text:
+        # lazy: only a file that holds a directive composes its documents again
+        from transform.yamltext import ignores
+
+        result.findings, result.suppressed = ignores.apply(result.source.text, result.findings, result.name)
 
 
 @dataclass(frozen=True)
@@ -94,6 +108,7 @@ def finish(result: FileResult, parts: list[Part], settings: Settings) -> FileRes
             pos = end
         out.append(text[pos:])
         result.new_text = "".join(out)
+    suppress_inline(result, settings)
     if settings.modernize and result.changed:
         # a deprecated value that --modernize rewrote is no longer there to warn about
         rewritten = {(f.doc, f.path) for f in result.findings if f.code.startswith("modernize.")}

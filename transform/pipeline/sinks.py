@@ -231,10 +231,6 @@ def collisions(names: dict[str, str]) -> list[tuple[str, list[str]]]:
     return [(rel, names_) for rel, names_ in sorted(by_out.items()) if len(names_) > 1]
 
 
-def write_copy(output_dir: str, rel: str, data: bytes) -> str:
-    return OutputDir(output_dir).write(rel, data)
-
-
 def unified_diff(name: str, old: str, new: str) -> str:
     """A unified diff whose header names the file as git does (quoted when it holds a newline, an escape...)."""
     import difflib

@@ -11,6 +11,7 @@ from transform.model.plain import as_map
 from transform.model.settings import Settings
 from transform.pipeline.batch import Item, RunResult, build_index
 from transform.pipeline.onefile import FileResult, duplicate_keys, iter_documents, locator
+from transform.pipeline.parts import suppress_inline
 from transform.validate import documents as validation
 from transform.yamltext import textio
 
@@ -132,3 +133,4 @@ def validate_items(items: list[Item], settings: Settings, run: RunResult) -> Non
                 family = {"family": row.family} if row is not None and apis.group_of(obj.get("apiVersion")) else {}
                 for f in validate_object(obj, settings, partial):
                     result.findings.append(locate(f.at(path=path + f.path, object=ref, extra={**f.extra, **family})))
+        suppress_inline(result, settings)

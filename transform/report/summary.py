@@ -26,6 +26,7 @@ class Summary:
     files: list[str] = field(default_factory=list)  # every file seen, for JUnit
     changed_files: list[str] = field(default_factory=list)  # files that changed (or would)
     changes_fail: bool = False  # a change sets the exit code (fix, check, diff): a failure in every format
+    suppressed: list[Finding] = field(default_factory=list)  # by inline ignores: counted by --statistics only
 
     def counts(self, findings: Sequence[Finding]) -> tuple[int, int, int]:
         """(errors, warnings, infos), preferring the explicit numbers over counting."""

@@ -25,10 +25,15 @@ def statistics(findings: Sequence[Finding]) -> list[tuple[int, str, str]]:
 
 
 def render_statistics(findings: Sequence[Finding], summary: Summary) -> str:
-    rows = statistics(findings)
+    """A row per code and severity, then one per code suppressed by inline ignores, then the summary."""
+    rows = [(n, code, sev) for n, code, sev in statistics(findings)]
+    rows += [(n, code, f"{sev}, suppressed inline") for n, code, sev in statistics(summary.suppressed)]
     width = max((len(str(n)) for n, _, _ in rows), default=1)
     lines = [f"{n:>{width}}  {code}  ({sev})" for n, code, sev in rows]
-    return "\n".join([*lines, summary_line(findings, summary)]) + "\n"
+    line = summary_line(findings, summary)
+    if summary.suppressed:
+        line += f"; {len(summary.suppressed)} suppressed by inline ignores"
+    return "\n".join([*lines, line]) + "\n"
 
 
 # ---- Markdown (pull-request comments, as pluto -o markdown) --------------------------------------

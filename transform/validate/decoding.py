@@ -58,10 +58,16 @@ def _go_findings(result: gojson.Reencoded, base: tuple[Any, ...], version: str) 
                 f"status dropped: the {version} Go type has only TypeMeta, ObjectMeta and Spec, and KubeVirt's "
                 "decoder drops the rest (an instancetype or preference has no status; nothing is lost)"
             )
-        else:
+        elif f"instancetype.kubevirt.io/{version}" == apis.latest("instancetype.kubevirt.io"):
             message = (
-                f"field not in {version} dropped, as KubeVirt's decoder drops it; keep it by moving the object "
-                "to v1beta1 at the source"
+                f"field not in {version} (KubeVirt {gojson.RELEASE}'s types) dropped, as KubeVirt's decoder "
+                "drops it: check its spelling, or remove it at the source"
+            )
+        else:
+            newest = apis.latest("instancetype.kubevirt.io").rpartition("/")[2]
+            message = (
+                f"field not in {version} dropped, as KubeVirt's decoder drops it; if {newest} has it, keep it by "
+                f"writing the source object as {newest}"
             )
         out.append(warning("revision.dropped-field", message, (*base, *p)))
     for p in result.filled:

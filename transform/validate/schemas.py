@@ -36,3 +36,18 @@ def load_schema(name: str) -> dict[str, Any]:
     """The parsed schema file `name` (e.g. "apps_v1_controllerrevision.json"). Cached: do not mutate."""
     result: dict[str, Any] = json.loads(read_bundled(name))
     return result
+
+
+def bundled_releases() -> dict[str, list[str]]:
+    """Per product directory of the bundle (`kubevirt`, and `cdi` once bundled), the release tags its
+    generated index.json lists as sources, oldest first (what `--version` reports)."""
+    out: dict[str, list[str]] = {}
+    for product in ("kubevirt", "cdi"):
+        try:
+            index = json.loads(read_bundled(product, "index.json"))
+        except FileNotFoundError:
+            continue
+        sources = index.get("release_sources", {})
+        tags = [s["tag"] for s in sources.values() if isinstance(s, dict) and "tag" in s]
+        out[product] = sorted(tags, key=lambda t: tuple(int(x) for x in t.lstrip("v").split(".")[:3]))
+    return out

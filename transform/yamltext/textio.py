@@ -168,9 +168,3 @@ def count_lines(text: str, start: int = 0, end: int | None = None) -> int:
     if text.find("\r", start, end) < 0:  # memchr: most files have no CR, and counting them costs more
         return text.count("\n", start, end)
     return text.count("\n", start, end) + text.count("\r", start, end) - text.count("\r\n", start, end)
-
-
-def line_col(text: str, offset: int) -> tuple[int, int]:
-    line = count_lines(text, 0, offset) + 1
-    col = offset - (max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1) + 1
-    return line, col
