@@ -149,7 +149,9 @@ def _outputs(
                     r.write_failed = True
                     continue
                 else:
-                    sinks.write_atomic(item.input.path if item.input else r.name, new_bytes, expect=item.data)
+                    sinks.write_atomic(
+                        item.input.path if item.input else r.name, new_bytes, expect=item.data, pin=item.pin
+                    )
                     note = f"Rewriting {quote_name(r.name)}"  # as pyupgrade and the pre-commit fixers say it
                 if c.fmt == "text" and not c.quiet:  # -q: problems and the summary only
                     sys.stderr.write(note + "\n")
@@ -243,7 +245,9 @@ def policy(result: RunResult, c: Settings) -> None:
             r.findings = [f for f in r.findings if f.severity is not Severity.INFO]
 
 
-def report(command: str, result: RunResult, c: Settings, *, stdout_is_data: bool = False, done: str = "") -> None:
+def report(
+    command: str, result: RunResult, c: Settings, *, stdout_is_data: bool = False, done: str = "", archive: str = ""
+) -> None:
     # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
     from transform.report import formats
 
@@ -257,6 +261,7 @@ def report(command: str, result: RunResult, c: Settings, *, stdout_is_data: bool
     summary = formats.Summary(
         command=command,
         files_seen=result.files_seen,
+        archive=archive,
         files_changed=len(changed),
         objects_upgraded=sum(r.upgraded for r in result.results if not r.failed),
         errors=sum(1 for f in everything if f.severity is Severity.ERROR),
