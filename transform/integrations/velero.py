@@ -151,7 +151,7 @@ def _span(
     match = ITEM.match(m.name)
     if match and match["gr"].startswith("controllerrevisions."):
         result.revision_paths.add(m.name)
-    if any(n.encode() in data for n in index_needles(settings)):
+    if textio.holds_bytes(data, index_needles(settings)):
         _index(m.name, data, settings, result.index, indexed)
     return span(tf, m, start, "item")
 
