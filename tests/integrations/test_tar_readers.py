@@ -191,3 +191,12 @@ class tempfile_path:  # noqa: N801 - a context manager used like a function
 
 def test_main_is_the_entry_point() -> None:
     assert callable(main)
+
+
+def test_a_refused_backup_summary_names_the_archive(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Was: "1 error in 0 files" (low item): the summary's unit is the archive's files, and it is named."""
+    src = tmp_path / "in.tar.gz"
+    src.write_bytes(archive(*HOSTILE["pax-then-gnu-name"][0]))
+    code, out = run(["backup", str(src), "--check"], capsys)
+    last = out.strip().splitlines()[-1]
+    assert code == 3 and "in 0 files" not in last and last.endswith(f"1 error in {src}"), last

@@ -26,7 +26,8 @@ expansions over 2,000,000 nodes, tar headers over 1 MiB and archives expanding p
 
 CONFIG_HELP = """\b
 Configuration: [tool.instancetype-upgrade] in pyproject.toml (or .instancetype-upgrade.toml),
-found from the working directory up to the repository root, sets defaults for any long option
+found from the working directory up to the project root (a VCS marker, a project file; never above
+home; --debug names it), sets defaults for any long option
 (target-kubevirt = "1.7", rename = true, exclude = ["exported"]); the command line wins.
 """
 
