@@ -79,6 +79,7 @@ def _run(paths: list[str], c: Settings) -> int:
     finally:
         progress.close()
     result.errors[:0] = errors
+    result.breaking += core.missing_in_backups(result, [p for p in paths if scan_inputs.is_tarball(p)])
     fmt = c.fmt.lower()
     result.errors = apply_policy(result.errors, strict=c.strict, select=c.select, ignore=c.ignore)
     result.breaking = apply_policy(result.breaking, strict=False, select=c.select, ignore=c.ignore)

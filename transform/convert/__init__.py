@@ -74,14 +74,21 @@ def chain(api_version: str) -> list[Step] | None:
     return steps
 
 
-def upgrade_kind(api_version: str, kind: str) -> tuple[str, str] | None:
-    """(new apiVersion, new kind) for a standalone object, as the API server would serve it."""
+def upgrade_kind(api_version: str, kind: str, release: apis.Release | None = None) -> tuple[str, str] | None:
+    """(new apiVersion, new kind) for a standalone object, as the API server would serve it.
+
+    With `release` (a KubeVirt target): the newest version of the chain that the release serves, which is
+    `(api_version, kind)` itself when the release serves nothing newer (never a version it does not serve)."""
     steps = chain(api_version)
     if steps is None:
         return None
+    out = (api_version, kind)
     for step in steps:
         kind = step.kinds.get(kind, kind)
-    return LATEST, kind
+        row = apis.find(step.to_api_version, kind)
+        if release is None or (row is not None and row.serves(release)):
+            out = (step.to_api_version, kind)
+    return out
 
 
 def convert_spec(spec: Spec, family: str, api_version: str) -> Spec:

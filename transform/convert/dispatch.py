@@ -93,6 +93,8 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
     objects.references(out, path, settings.drop_server_fields, targets)
     if group is not None and group not in convert.GROUPS and (not path or path[0] == "items") and len(path) <= 2:
         _whole_object(out, path, obj, settings, file in index.patch_files, out.changes[changes_before:])
+    if embedding.in_template(path):
+        out.findings[before:] = embedding.substituted(out.findings[before:], obj)
     for i in range(before, len(out.findings)):
         f = out.findings[i]
         out.findings[i] = f.at(object=f.object or ref, path=path + f.path, extra={**f.extra, **_resource(obj)})
@@ -137,7 +139,12 @@ def _object(
     index: Index,
     file: str,
 ) -> None:
-    upgraded = convert.upgrade_kind(api, kind) if api != convert.LATEST else None
+    upgraded = convert.upgrade_kind(api, kind, settings.target) if api != convert.LATEST else None
+    if upgraded == (api, kind):
+        # the target serves nothing newer (a release before 1.0): never write a version it does not serve
+        rule = apiversion.object_rule(api, kind, apis.Targets(settings.target, settings.target_cdi))
+        out.findings.extend(rule[2] if rule is not None else [])
+        return
     if upgraded is None or fields.family_of(upgraded[1]) is None:
         if api == convert.LATEST and kind in fields.FAMILY_OF_KIND:
             out.findings.extend(_check_current(obj, settings, partial=file in index.patch_files))
@@ -245,6 +252,9 @@ def _check_current(obj: dict[str, Any], settings: Settings, partial: bool) -> li
 def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, index: Index) -> None:
     ns = namespace_of(obj)
     name = str(_get(obj, ("metadata", "name")) or "")
+    if not releases.reads_payload(settings.target, revisions.LATEST_VERSION):
+        out.findings.append(_payload_not_served(obj, settings.target))
+        return
     try:
         up = revisions.upgrade_revision(obj, rename=settings.rename, hints=index.hints(name, ns))
     except revisions.RevisionError as exc:
@@ -289,6 +299,22 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
             renames=renames,
             check=lambda o: _check_revision(o, settings),
         )
+    )
+
+
+def _payload_not_served(obj: dict[str, Any], target: apis.Release) -> Finding:
+    """A target before the payload version this tool writes: the revision is left as it is, and said why."""
+    rel, new = releases.text(target), revisions.LATEST_VERSION
+    first = next(r for r in sorted(releases.RELEASES) if releases.reads_payload(r, new))
+    fmt = releases.payload_format(obj.get("data"))
+    why = f"KubeVirt {rel} cannot read {new} payloads (from {releases.text(first)}): left as it is"
+    if fmt is None or releases.reads_payload(target, fmt):
+        return info("revision.replacement-not-served", why, ("data",))
+    this = "this payload" if fmt == new else f"this {fmt} payload either"
+    return error(
+        "revision.replacement-not-served",
+        f"{why}, and it cannot read {this}: raise the target or restore the revision from its source",
+        ("data",),
     )
 
 

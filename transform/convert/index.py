@@ -45,6 +45,8 @@ class Index:
     inputs: list[str] = field(default_factory=list)
     partial_kustomizations: set[str] = field(default_factory=set)
     claims: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (ns, new name) -> old names
+    # (ns, VM name, family, revision, path) of every VirtualMachine's revision reference (not a snapshot's)
+    vm_refs: list[tuple[str, str, str, str, str]] = field(default_factory=list)
 
     def add_document(self, doc: Any, *, rename: bool, base: str = "", name: str = "", where: str = "") -> bool:
         """Index one document. `name`/`where`: the file's display name and absolute path, when it
@@ -58,7 +60,7 @@ class Index:
             return any(used)
         ns = namespace_of(doc)
         if kind == "VirtualMachine":
-            self._add_vm(doc, ns)
+            self._add_vm(doc, ns, own=True)
         elif kind == "VirtualMachineSnapshotContent":
             vm = _get(doc, ("spec", "source", "virtualMachine"))
             if isinstance(vm, dict):
@@ -101,6 +103,7 @@ class Index:
         self.kustomization_resources.update(later.kustomization_resources)
         self.partial_kustomizations |= later.partial_kustomizations
         self.inputs += later.inputs
+        self.vm_refs += later.vm_refs
 
     def resolve_partial(self) -> None:
         """A kustomization is partial when one of its resources has no input at or under it (a
@@ -120,7 +123,7 @@ class Index:
                     self.partial_kustomizations.add(name)
                     break
 
-    def _add_vm(self, vm: dict[str, Any], ns: str) -> None:
+    def _add_vm(self, vm: dict[str, Any], ns: str, own: bool = False) -> None:
         name = str(_get(vm, ("metadata", "name")) or "")
         for family, paths in REF_PATHS.items():
             for path in paths:
@@ -130,6 +133,8 @@ class Index:
                 if isinstance(rev, str) and rev:
                     hints = revisions.Hints(family, str(kind or ""), name)
                     self.refs.setdefault(rev, []).append((ns, hints))
+                    if own:
+                        self.vm_refs.append((ns, name, family, rev, ".".join(path)))
 
     def _add_kustomization(self, doc: dict[str, Any], base: str) -> None:
         prefix = base.rsplit("/", 1)[0] + "/" if "/" in base else ""

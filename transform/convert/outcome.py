@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from transform.kubevirt import embedding
 from transform.model.findings import Finding, Severity
 from transform.model.plain import as_map
 from transform.model.plain import get as _get
@@ -26,7 +27,10 @@ class Change:
         obj = _get(doc, self.path)
         if self.check is None or not isinstance(obj, dict):
             return []
-        return [f.at(path=self.path + f.path) for f in self.check(obj)]
+        found = self.check(obj)
+        if embedding.in_template(self.path):
+            found = embedding.substituted(found, obj)
+        return [f.at(path=self.path + f.path) for f in found]
 
 
 @dataclass

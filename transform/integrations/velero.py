@@ -46,9 +46,9 @@ from transform.integrations.tarstream import (
 )
 from transform.integrations.veleroitem import ITEM, Recent, is_item, path_notes, upgrade_item
 from transform.kubevirt.names import name_problem
-from transform.model.findings import error, info, warning
+from transform.model.findings import Finding, error, info, warning
 from transform.model.settings import Settings
-from transform.pipeline import sinks
+from transform.pipeline import inventory, sinks
 from transform.pipeline.batch import RunResult, index_needles
 from transform.pipeline.onefile import FileResult, iter_documents
 from transform.yamltext import textio
@@ -87,6 +87,7 @@ class _Scan:
     fmt: Format = tarfile.PAX_FORMAT
     gzip_mtime: int = 0
     revision_paths: set[str] = field(default_factory=set)  # candidate revision members (rename collisions)
+    revisions_held: set[tuple[str, str]] = field(default_factory=set)  # (namespace, name) of every revision item
     spans: list[Span] = field(default_factory=list)  # the members pass 2 must look at, in order
     layout: Layout = field(default_factory=Layout)
     files: int = 0  # regular files (the summary counts files, not directory entries)
@@ -110,6 +111,9 @@ def scan(path: str, settings: Settings, run: RunResult) -> _Scan:
                     continue
                 if m.issym():
                     links.add(m.name.rstrip("/"))
+                held = _revision_item(m.name) if m.isfile() else None
+                if held is not None:
+                    result.revisions_held.add(held)
                 sp = _span(tf, m, start, settings, result, indexed)
                 if sp is not None:
                     result.spans.append(sp)
@@ -132,7 +136,38 @@ def scan(path: str, settings: Settings, run: RunResult) -> _Scan:
         )
     if refused:
         raise BackupError(refusal(path, refused))
+    run.findings += _missing_revisions(path, result)
     return result
+
+
+def _revision_item(name: str) -> tuple[str, str] | None:
+    """(namespace, name) of a Velero ControllerRevision item, from its path
+    `resources/controllerrevisions.apps/[<version>/]namespaces/<ns>/<name>.json`; None for other members."""
+    parts = name.removeprefix("./").split("/")
+    if "resources" not in parts:
+        return None
+    rest = parts[parts.index("resources") + 1 :]
+    if not rest or rest[0] != "controllerrevisions.apps" or not rest[-1].endswith(".json"):
+        return None
+    rest = rest[1:] if rest[1:2] == ["namespaces"] else rest[2:]  # a versioned copy: one more level
+    if len(rest) != 3 or rest[0] != "namespaces":
+        return None
+    return rest[1], rest[2].removesuffix(".json")
+
+
+def _missing_revisions(path: str, found: _Scan) -> list[Finding]:
+    """Every VM of the backup naming a ControllerRevision that the backup does not hold (issue: restores
+    failing with "Failure to find instancetype"; the same finding as `scan` gives for a tarball)."""
+    held = found.revisions_held | {(ns, n) for n, nss in found.index.revisions.items() for ns in nss}
+    out = []
+    for ns, vm, family, revision, via in found.index.vm_refs:
+        if any(n == revision and (h == ns or not h or not ns) for h, n in held):
+            continue
+        name = f"{ns + '/' if ns else ''}{vm}"
+        out.append(
+            inventory.missing_revision(name, family, revision, via).at(file=path, object=f"VirtualMachine/{name}")
+        )
+    return out
 
 
 def _span(

@@ -9,8 +9,12 @@ templates carry no whole objects and are handled by the rules of their carrier.)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from transform.model.findings import Finding
 
 Path = tuple[Any, ...]
 
@@ -55,3 +59,38 @@ def walk(doc: Any, path: Path = ()) -> Iterator[tuple[Path, dict[str, Any]]]:
     yield path, doc
     for sub, inner in embedded(doc):
         yield from walk(inner, path + sub)
+
+
+# OpenShift Template parameters as `oc process` finds them (openshift/library-go template processing):
+# `${NAME}` substitutes the parameter's string, `${{NAME}}` its value as JSON (any type).
+_PARAMETER = re.compile(r"\$\{\{?[A-Za-z0-9_]+\}?\}")
+_WHOLE_PARAMETER = re.compile(r"\$\{[A-Za-z0-9_]+\}|\$\{\{[A-Za-z0-9_]+\}\}")
+# what a substituted value cannot change: the field itself is unknown, missing or repeated
+_NOT_SUBSTITUTED = ("schema.unknown-field", "schema.required", "schema.duplicate")
+
+
+def in_template(path: Path) -> bool:
+    """Is the object at `path` (from `walk`) inside an OpenShift Template's `objects[]`?"""
+    return any(path[i] == "objects" and isinstance(path[i + 1], int) for i in range(len(path) - 1))
+
+
+def substituted(found: list[Finding], obj: Any) -> list[Finding]:
+    """The findings of an object of a Template's `objects[]` that stay once `oc process` has substituted the
+    parameters: a value that is a whole parameter reference (`${NAME}`, `${{CPU_CORES}}`) satisfies any
+    type and pattern; a string holding one (`vm-${NAME}`) any pattern (it stays a string)."""
+    out = []
+    for f in found:
+        value: Any = obj
+        for part in f.path:
+            if isinstance(value, dict) and part in value:
+                value = value[part]
+            elif isinstance(value, list) and isinstance(part, int) and 0 <= part < len(value):
+                value = value[part]
+            else:
+                value = None
+                break
+        if isinstance(value, str) and f.code not in _NOT_SUBSTITUTED:
+            if _WHOLE_PARAMETER.fullmatch(value) or (f.code != "schema.type" and _PARAMETER.search(value)):
+                continue
+        out.append(f)
+    return out

@@ -16,7 +16,7 @@ from typing import Any
 
 from transform.convert import payloads, revisions
 from transform.kubevirt import apis, embedding, names, releases
-from transform.model.findings import Finding, Severity, error
+from transform.model.findings import Finding, Severity, error, warning
 from transform.model.plain import as_map
 from transform.model.settings import CDI_DEFAULT_RELEASE, Settings
 from transform.pipeline.api_inventory import ApiUse, judge
@@ -365,3 +365,30 @@ def _mismatch_finding(vm: VM, ref: Ref, rev: Revision, want: str, target: tuple[
         doc=rev.doc.doc,
         object=f"ControllerRevision/{rev.doc.namespace + '/' if rev.doc.namespace else ''}{rev.doc.name}",
     )
+
+
+def missing_revision(vm: str, family: str, revision: str, via: str) -> Finding:
+    """A VM of a backup names a ControllerRevision the backup does not hold: its restore will fail."""
+    return warning(
+        "backup.missing-revision",
+        f"VM {vm} references ControllerRevision {revision} (its {family}, {via}), which the backup does not "
+        f'hold: after a restore KubeVirt reports "Failure to find {family}: controllerrevisions.apps '
+        f'\\"{revision}\\" not found"; back up the VM\'s ControllerRevisions with it (a backup that selects '
+        "VMs by label misses them: include controllerrevisions.apps)",
+    )
+
+
+def missing_in_backups(scan: Scan, archives: Iterable[str]) -> list[Finding]:
+    """`missing_revision` for every dangling reference of a VM read from one of the tarballs `archives`."""
+    prefixes = tuple(f"{a}:" for a in archives)
+    out = []
+    for vm, ref in scan.dangling:
+        if not prefixes or not vm.doc.file.startswith(prefixes):
+            continue
+        name = f"{vm.doc.namespace + '/' if vm.doc.namespace else ''}{vm.doc.name}"
+        via = {"spec": f"spec.{ref.family}.revisionName", "flavor": "spec.flavor.revisionName"}.get(
+            ref.via, f"status.{ref.family}Ref.controllerRevisionRef.name"
+        )
+        found = missing_revision(name, ref.family, ref.revision, via)
+        out.append(found.at(file=vm.doc.file, line=vm.doc.line, doc=vm.doc.doc, object=f"VirtualMachine/{name}"))
+    return out

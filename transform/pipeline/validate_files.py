@@ -131,6 +131,7 @@ def validate_items(items: list[Item], settings: Settings, run: RunResult) -> Non
                 partial = item.name in index.patch_files
                 row = apis.find(str(obj.get("apiVersion")), str(obj.get("kind")))
                 family = {"family": row.family} if row is not None and apis.group_of(obj.get("apiVersion")) else {}
-                for f in validate_object(obj, settings, partial):
+                found = validate_object(obj, settings, partial)
+                for f in embedding.substituted(found, obj) if embedding.in_template(path) else found:
                     result.findings.append(locate(f.at(path=path + f.path, object=ref, extra={**f.extra, **family})))
         suppress_inline(result, settings)
