@@ -128,8 +128,7 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
         "target_cdi",
         metavar="X.Y",
         callback=parse_target_cdi,
-        help="CDI release to check cdi.kubevirt.io objects against (default: 1.56, which every later CDI "
-        "release matches in API versions).",
+        help="CDI release to check CDI objects against (default: the newest known, 1.66).",
     ),
     "drop_server_fields": click.option(
         "--drop-server-fields",
