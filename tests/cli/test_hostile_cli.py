@@ -270,3 +270,16 @@ def test_quiet_prints_no_rewriting_lines(tmp_path: Path, capsys: pytest.CaptureF
         (tmp_path / f"{i}.yaml").write_text(OLD)
     code, _, err = _run(["fix", str(tmp_path)], capsys)
     assert err.count("Rewriting") == 3
+
+
+def test_export_output_file_is_replaced_never_written_through_a_link(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The sibling of --output-file for `export -o`: was opened for writing through the link."""
+    outside = tmp_path / "outside.yaml"
+    outside.write_text("keep\n")
+    link = tmp_path / "map.yaml"
+    os.symlink(outside, link)
+    code, _, err = _run(["export", "mapkubeapis", "-o", str(link)], capsys)
+    assert code == 0, err
+    assert outside.read_text() == "keep\n" and not link.is_symlink() and link.read_text()
