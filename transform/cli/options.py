@@ -59,7 +59,14 @@ def parse_target_cdi(ctx: click.Context | None, param: click.Parameter | None, v
 
 
 def parse_size(ctx: click.Context | None, param: click.Parameter | None, value: Any) -> int:
-    """`16MiB`, `512k`, `1G`, `1048576` -> bytes."""
+    """`16MiB`, `512k`, `1G`, `1048576` -> bytes; a size must be positive (command line and config alike)."""
+    size = _size(value)
+    if size <= 0:
+        raise click.BadParameter(f"{value!r}: a size must be positive (e.g. 16MiB)")
+    return size
+
+
+def _size(value: Any) -> int:
     if isinstance(value, int):
         return value
     units = {"k": 1 << 10, "ki": 1 << 10, "m": 1 << 20, "mi": 1 << 20, "g": 1 << 30, "gi": 1 << 30}
@@ -121,8 +128,7 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
         "target_cdi",
         metavar="X.Y",
         callback=parse_target_cdi,
-        help="CDI release to check cdi.kubevirt.io objects against (default: 1.56, which every later CDI "
-        "release matches in API versions).",
+        help="CDI release to check CDI objects against (default: the newest known, 1.66).",
     ),
     "drop_server_fields": click.option(
         "--drop-server-fields",

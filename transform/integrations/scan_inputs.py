@@ -19,6 +19,7 @@ from typing import Any
 from transform.integrations.tarstream import (
     BackupError,
     finish,
+    header_problem,
     members,
     open_archive,
     quote,
@@ -89,8 +90,10 @@ def _check(path: str, settings: Settings) -> tuple[set[str], set[str]]:
     names: set[str] = set()
     preferred: set[str] = set()
     with open_archive(path, settings.max_archive_bytes) as (tf, reader, _src):
+        start = 0
         for m in members(tf):
-            why = unsafe(m, links)
+            why = header_problem(reader, m, start) or unsafe(m, links)
+            start = tf.offset
             if why:
                 refused.append(f"{quote(m.name)}: {why}")
             elif m.issym():

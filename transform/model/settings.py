@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from transform.model.limits import DEFAULT_MAX_ARCHIVE_BYTES, DEFAULT_MAX_DOCUMENT_BYTES
 
 LATEST_RELEASE = (1, 9)  # == transform.kubevirt.releases.LATEST (a test checks); here for start-up time
-CDI_DEFAULT_RELEASE = (1, 56)  # == transform.kubevirt.apis.CDI_DEFAULT (a test checks); here for start-up time
+CDI_DEFAULT_RELEASE = (1, 66)  # == transform.kubevirt.apis.CDI_DEFAULT (a test checks); here for start-up time
 
 
 @dataclass(frozen=True)

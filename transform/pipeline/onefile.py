@@ -65,7 +65,7 @@ def iter_documents(
         if not textio.has_content(body) and not problem:
             continue
         doc_index += 1
-        candidate = any(n in body for n in needles)
+        candidate = textio.holds(body, needles)
         if not candidate and not problem and not textio.tab_indented(body):
             continue
         line0 += textio.count_lines(text, counted, chunk.start)

@@ -39,7 +39,9 @@ def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> l
                     )
                 )
         return found
-    found = validation.validate_document(obj, partial=partial, strict=settings.strict, target=settings.target)
+    found = validation.validate_document(
+        obj, partial=partial, strict=settings.strict, target=settings.target, target_cdi=settings.target_cdi
+    )
     group = apis.group_of(api)
     if group is not None and group not in ("instancetype.kubevirt.io", "flavor.kubevirt.io") and isinstance(kind, str):
         # the object's version on the targets: judged as its own version, the target's verdict a warning

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from transform.kubevirt import apis, releases
+from transform.model.findings import escape_controls
 from transform.pipeline.api_inventory import group_uses
 from transform.pipeline.inventory import ERAS, Doc, Scan
 from transform.report.formats import finding_dict
@@ -240,4 +241,4 @@ def render_text(scan: Scan) -> str:
         ]
     verdict = {0: "nothing would break", 1: "something would break", 3: "some input could not be read"}
     out += ["", f"Result: {verdict[scan.exit_code]} (exit {scan.exit_code})"]
-    return "\n".join(out) + "\n"
+    return "\n".join(map(escape_controls, out)) + "\n"  # names and values from the input: no raw control

@@ -1,4 +1,4 @@
-"""KubeVirt's real CRD schemas per release (bundled by scripts/bundle_schemas.py), compiled lazily.
+"""KubeVirt's and CDI's real CRD schemas per release (bundled by scripts/bundle_schemas.py), compiled lazily.
 
 `validate_object(doc, target)` judges one KubeVirt object (any group the bundle holds) against the schema
 the target release's API server applies to it, with the API server's semantics (transform.validate.
@@ -11,6 +11,7 @@ Which schema judges a document:
   from its own version's Go types (v0.57.0 / v0.59.0), as KubeVirt served it when it was the newest;
 - a CRD the target does not have (newer or removed): the nearest release that has it.
 Targets before v1.0 use v1.0's schemas, except instancetype.kubevirt.io (own-version schemas).
+CDI objects (`cdi_schema_for`): the schema the CDI target release attaches to the object's version.
 """
 
 from __future__ import annotations
@@ -101,11 +102,51 @@ def schema_for(api_version: str, kind: str, target: Release) -> tuple[str, str] 
 
 
 @functools.cache
+def cdi_index() -> dict[str, Any]:
+    result: dict[str, Any] = json.loads(read_bundled("cdi", "index.json"))
+    return result
+
+
+def cdi_releases() -> list[Release]:
+    return sorted(_parse(key) for key in cdi_index()["releases"])
+
+
+@functools.cache
+def _cdi_by_kind() -> dict[tuple[str, str], str]:
+    return {(c["group"], c["kind"]): name for name, c in cdi_index()["crds"].items()}
+
+
+@functools.cache
+def cdi_schema_for(api_version: str, kind: str, target: Release | None = None) -> tuple[str, str] | None:
+    """(schema hash, what it is) judging a CDI object at the CDI target (default: the newest release
+    bundled), or None (no CDI CRD kind). A release before or after the bundled ones: the nearest bundled;
+    a version the release's CRD does not list (cdi.kubevirt.io/v1alpha1 DataVolume, removed in 1.56):
+    the CRD's storage version, which the object becomes once its apiVersion is upgraded."""
+    group, _, version = api_version.rpartition("/")
+    crd = _cdi_by_kind().get((group, kind))
+    if crd is None:
+        return None
+    by_release = cdi_index()["releases"]
+    candidates = [r for r in cdi_releases() if crd in by_release[f"{r[0]}.{r[1]}"]]
+    at_or_before = [r for r in candidates if target is None or r <= target]
+    release = at_or_before[-1] if at_or_before else candidates[0]
+    key = f"{release[0]}.{release[1]}"
+    versions: dict[str, dict[str, Any]] = by_release[key][crd]
+    if version not in versions:
+        version = next(v for v, flags in versions.items() if flags["storage"])
+    return versions[version]["schema"], f"{group}/{version} {kind} schema of CDI v{key}"
+
+
+@functools.cache
 def load(digest: str) -> dict[str, Any]:
     """The schema stored under `digest` (decompressed, parsed; cached, do not mutate)."""
     if not digest.isalnum():
         raise ValueError(f"not a schema digest: {digest!r}")
-    result: dict[str, Any] = json.loads(gzip.decompress(read_bundled("kubevirt", f"{digest}.json.gz")))
+    try:
+        data = read_bundled("kubevirt", f"{digest}.json.gz")
+    except FileNotFoundError:
+        data = read_bundled("cdi", f"{digest}.json.gz")
+    result: dict[str, Any] = json.loads(gzip.decompress(data))
     return result
 
 
@@ -133,13 +174,19 @@ def node_at(digest: str, path: tuple[Any, ...]) -> Node | None:
 
 
 def validate_object(
-    doc: dict[str, Any], target: Release, *, partial: bool = False, strict: bool = False
+    doc: dict[str, Any],
+    target: Release,
+    *,
+    partial: bool = False,
+    strict: bool = False,
+    target_cdi: Release | None = None,
 ) -> list[Finding] | None:
-    """Findings of the target's schema for one document; None when it is no KubeVirt CRD kind.
+    """Findings of the target's schema for one document; None when it is no KubeVirt or CDI CRD kind.
 
     Unknown fields are warnings (errors with `strict`), as kubectl's strict field validation reports them.
     """
-    found = schema_for(str(doc.get("apiVersion")), str(doc.get("kind")), target)
+    api_version, kind = str(doc.get("apiVersion")), str(doc.get("kind"))
+    found = schema_for(api_version, kind, target) or cdi_schema_for(api_version, kind, target_cdi)
     if found is None:
         return None
     unknown = Severity.ERROR if strict else Severity.WARNING
