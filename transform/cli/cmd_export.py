@@ -64,9 +64,11 @@ def _run(fmt: str, directory: str | None, output_file: str | None, kubevirt: Any
     if output_file is None:
         click.echo(text, nl=False)
         return EXIT_OK
-    try:
-        with open(output_file, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+    # lazy: start-up, as above
+    from transform.pipeline import reportfile
+
+    try:  # replaced atomically, never written through a link at the target (as --output-file reports)
+        reportfile.replace(output_file, text.encode("utf-8"))
     except OSError as exc:
         click.echo(f"Error: {output_file}: {exc.strerror or exc}", err=True)
         return EXIT_USAGE

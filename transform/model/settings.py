@@ -25,6 +25,7 @@ class Settings:
     max_archive_bytes: int = DEFAULT_MAX_ARCHIVE_BYTES
     target_cdi: tuple[int, int] = CDI_DEFAULT_RELEASE
     drop_server_fields: bool = False  # remove managedFields/status naming old API versions
+    helm_releases: str = "latest"  # Helm release records rewritten: latest (deployed) | all | none
     inline_ignores: bool = True  # `# instancetype-upgrade: ignore=CODE` comments suppress findings (yamltext.ignores)
     # --- what the shell reads: inputs, outputs, the report ---
     include: tuple[str, ...] = ()

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from transform.kubevirt import apis, releases
+from transform.model.findings import escape_controls
 from transform.pipeline.api_inventory import group_uses
 from transform.pipeline.inventory import ERAS, Doc, Scan
 from transform.report.formats import finding_dict
@@ -154,7 +155,8 @@ def _api_tables(d: dict[str, Any], scan: Scan) -> list[str]:
             ["NAME", "KIND", "VERSION", "REPLACEMENT", "REMOVED", "DEPRECATED", "BREAKS", "FILE"],
             [
                 [
-                    (u.namespace + "/" if u.namespace else "") + (u.name or "-"),
+                    (u.namespace + "/" if u.namespace else "")
+                    + (f"{u.chart}: {u.name}" if u.chart and u.name else u.name or u.chart or "-"),
                     u.kind,
                     u.api_version,
                     u.replacement or "-",
@@ -239,4 +241,4 @@ def render_text(scan: Scan) -> str:
         ]
     verdict = {0: "nothing would break", 1: "something would break", 3: "some input could not be read"}
     out += ["", f"Result: {verdict[scan.exit_code]} (exit {scan.exit_code})"]
-    return "\n".join(out) + "\n"
+    return "\n".join(map(escape_controls, out)) + "\n"  # names and values from the input: no raw control
