@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build the bundled CRD schemas (schemas/kubevirt/ and schemas/apps_v1_controllerrevision.json).
+"""Build the bundled CRD schemas (schemas/kubevirt/, schemas/cdi/, schemas/apps_v1_controllerrevision.json).
 
 Input: the reference tree crd-schemas, from reference/crd-schemas.tar.xz (or --reference DIR, a new upstream
 extraction not yet packed): KubeVirt's `openAPIV3Schema` of every CRD at every minor release v1.0.0-v1.9.0
@@ -14,6 +14,10 @@ Output, deterministic (a test re-runs this script and compares bytes):
   schemas/kubevirt/added.json              per CRD, the first release whose schema has each field path
                                            (paths every bundled release has are left out): where the
                                            "(added in 1.8)" hints come from
+  schemas/cdi/<sha256[:16]>.json.gz        the same for CDI's CRDs of v1.56.0-v1.66.0 (cdi-releases/)
+  schemas/cdi/index.json                   per release, CRD and version: the schema and the served/storage
+                                           flags (CDI attaches a schema to each version); the CRDs' group,
+                                           kind and scope; the source (tag, commit) of each release
   schemas/apps_v1_controllerrevision.json  apps/v1 ControllerRevision from kubectl's OpenAPI data, references
                                            inlined (a structural schema), descriptions stripped
 
@@ -224,11 +228,45 @@ def build(reference: Any) -> dict[str, bytes]:
     files["kubevirt/added.json"] = (
         json.dumps({"about": about, "crds": added}, indent=1, sort_keys=True) + "\n"
     ).encode()
+    build_cdi(reference / "cdi-releases", files)
     fragment = strip(json.loads((reference / "apps_v1_controllerrevision.json").read_text()))
     cr = resolve({"$ref": fragment["$ref"]}, fragment["components"]["schemas"])
     cr.pop("x-kubernetes-group-version-kind", None)
     files["apps_v1_controllerrevision.json"] = (json.dumps(cr, indent=1, sort_keys=True) + "\n").encode()
     return files
+
+
+CDI_SOURCE_FILE = "kubevirt/containerized-data-importer:pkg/operator/resources/crds_generated.go"
+
+
+def build_cdi(releases_dir: Any, files: dict[str, bytes]) -> None:
+    """schemas/cdi/: CDI's CRD schemas per release and version, with the served/storage flags of each."""
+    entries = json.loads((releases_dir / "index.json").read_text())
+    releases: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
+    sources: dict[str, dict[str, str]] = {}
+    crds: dict[str, dict[str, str]] = {}
+    for entry in sorted(entries, key=lambda e: (tuple(int(x) for x in e["tag"].lstrip("v").split(".")), e["crd"])):
+        raw = (releases_dir / entry["file"]).read_bytes()
+        if hashlib.sha256(raw).hexdigest() != entry["sha256"]:
+            raise SystemExit(f"{entry['file']}: sha256 differs from the reference index")
+        if b'` + \\"`\\" + `' in raw:  # an extraction that did not read the Go literal as Go does
+            raise SystemExit(f"{entry['file']}: holds Go source text; re-extract (scripts/extract_cdi_crds.py)")
+        data = canonical(strip(json.loads(raw)))
+        digest = hashlib.sha256(data).hexdigest()[:16]
+        files[f"cdi/{digest}.json.gz"] = gz(data)
+        key = release_key(entry["tag"])
+        version = {"schema": digest, "served": entry["served"], "storage": entry["storage"]}
+        releases.setdefault(key, {}).setdefault(entry["crd"], {})[entry["version"]] = version
+        sources[key] = {"tag": entry["tag"], "commit": entry["commit"]}
+        crds[entry["crd"]] = {"group": entry["group"], "kind": entry["kind"], "scope": entry["scope"]}
+    index = {
+        "about": "CDI CRD openAPIV3Schema per release and version; built by scripts/bundle_schemas.py (see NOTICE)",
+        "source_file": CDI_SOURCE_FILE,
+        "crds": dict(sorted(crds.items())),
+        "releases": {key: dict(sorted(v.items())) for key, v in sorted(releases.items())},
+        "release_sources": dict(sorted(sources.items())),
+    }
+    files["cdi/index.json"] = (json.dumps(index, indent=1, sort_keys=True) + "\n").encode()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -240,17 +278,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"reference schemas not found under {args.reference}", file=sys.stderr)
         return 2
     files = build(args.reference)
-    stale = sorted((args.out / "kubevirt").glob("*.json.gz")) if (args.out / "kubevirt").is_dir() else []
-    for path in stale:
-        if f"kubevirt/{path.name}" not in files:
-            path.unlink()
+    for product in ("kubevirt", "cdi"):
+        stale = sorted((args.out / product).glob("*.json.gz")) if (args.out / product).is_dir() else []
+        for path in stale:
+            if f"{product}/{path.name}" not in files:
+                path.unlink()
     for rel, data in files.items():
         target = args.out / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         if not target.is_file() or target.read_bytes() != data:
             target.write_bytes(data)
-    total = sum(len(d) for r, d in files.items() if r.startswith("kubevirt/"))
-    print(f"{len(files)} files, {total} bytes under {args.out / 'kubevirt'}")
+    total = sum(len(d) for r, d in files.items() if r.startswith(("kubevirt/", "cdi/")))
+    print(f"{len(files)} files, {total} bytes under {args.out / 'kubevirt'} and {args.out / 'cdi'}")
     return 0
 
 

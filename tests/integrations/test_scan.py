@@ -227,7 +227,7 @@ def test_text_report(repo: Path) -> None:
     code, out = run(str(repo))
     assert code == 1
     for needle in (
-        "API versions on KubeVirt 1.9 / CDI 1.56:",
+        "API versions on KubeVirt 1.9 / CDI 1.66:",
         "Instance types and preferences:",
         "ControllerRevisions:",
         "v0.56-v0.57",

@@ -28,7 +28,7 @@ def run(*args: str) -> tuple[int, str]:
         ([VM3], [], 0),  # deprecated, still served: upgrade recommended, nothing breaks
         ([VM3, EXPORT], [], 1),  # export v1alpha1 removed in 1.9
         ([VM3, EXPORT], ["--target-kubevirt", "1.8"], 0),
-        ([DV], [], 1),  # removed in CDI 1.56 (the default)
+        ([DV], [], 1),  # removed in CDI 1.56 (the default, 1.66, is later)
         ([DV], ["--target-cdi", "1.55"], 0),
         ([LEGACY], ["--target-kubevirt", "1.0"], 1),  # never upgradable
     ],
@@ -44,7 +44,7 @@ def test_json_groups(tmp_path: Path) -> None:
     code, out = run("--format", "json", str(tmp_path))
     data = json.loads(out)
     rows = {(g["apiVersion"], g["kind"]): g for g in data["apis"]}
-    assert code == 1 and data["target_cdi"] == "1.56"
+    assert code == 1 and data["target_cdi"] == "1.66"
     export = rows[("export.kubevirt.io/v1alpha1", "VirtualMachineExport")]
     assert export["count"] == 2 and export["status"] == "removed" and export["breaks"]
     assert export["replacement"] == "export.kubevirt.io/v1" and export["removed_in"] == "KubeVirt 1.9"
@@ -57,7 +57,7 @@ def test_text_table(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text("---\n".join([VM3, EXPORT]))
     code, out = run(str(tmp_path))
     assert code == 1
-    assert "API versions on KubeVirt 1.9 / CDI 1.56:" in out
+    assert "API versions on KubeVirt 1.9 / CDI 1.66:" in out
     header = next(line for line in out.splitlines() if line.strip().startswith("NAME "))
     assert header.split()[:6] == ["NAME", "KIND", "VERSION", "REPLACEMENT", "REMOVED", "DEPRECATED"]
     row = next(line for line in out.splitlines() if "VirtualMachineExport" in line and "true" in line)

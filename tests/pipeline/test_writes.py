@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Any
 
 import pytest
 
@@ -298,9 +299,9 @@ def test_an_edit_made_during_the_run_is_not_overwritten(
     path.write_bytes(data)
     real = sinks.write_atomic
 
-    def racing(p: str, new: bytes, expect: bytes | None = None) -> None:
+    def racing(p: str, new: bytes, expect: bytes | None = None, **kw: Any) -> None:
         pathlib.Path(p).write_bytes(b"# edited by a person\n" + data)
-        real(p, new, expect=expect)
+        real(p, new, expect=expect, **kw)
 
     monkeypatch.setattr(sinks, "write_atomic", racing)
     assert cli_mod.main(["fix", str(tmp_path)]) == 3

@@ -36,7 +36,7 @@ SCHEMA: dict[str, Any] = {
         "choice": {"type": "string", "enum": ["A", "B"]},
     },
 }  # fmt: skip
-V = Validator(SCHEMA, objectmeta.node())
+V = Validator(SCHEMA, objectmeta.node(), objectmeta.root_node())
 
 VALID = [
     pytest.param({"qty": 2}, id="int-or-string: integer"),
@@ -60,11 +60,11 @@ INVALID = [
     pytest.param({"qty": 0.5}, [("schema.type", ("qty",))], id="int-or-string: float"),
     pytest.param({"qty": "Gi"}, [("schema.quantity", ("qty",))], id="int-or-string: bad quantity"),
     pytest.param({"port": True}, [("schema.type", ("port",))], id="int-or-string: boolean"),
-    pytest.param({"closed": {"x": 1}}, [("schema.required", ("closed",)), ("schema.unknown-field", ("closed", "x"))], id="closed object"),
-    pytest.param({"closed": {"a": None}}, [("schema.required", ("closed",))], id="pruned null in a required field"),
+    pytest.param({"closed": {"x": 1}}, [("schema.required", ("closed", "a")), ("schema.unknown-field", ("closed", "x"))], id="closed object"),
+    pytest.param({"closed": {"a": None}}, [("schema.required", ("closed", "a"))], id="pruned null in a required field"),
     pytest.param({"maybe": {"b": 1}}, [("schema.type", ("maybe", "b"))], id="nullable object still typed"),
-    pytest.param({"embedded": {"spec": {}}}, [("schema.required", ("embedded",)), ("schema.required", ("embedded",))], id="embedded needs apiVersion and kind"),
-    pytest.param({"embedded": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "UPPER", "bogus": 1}}},
+    pytest.param({"embedded": {"spec": {}}}, [("schema.required", ("embedded", "apiVersion")), ("schema.required", ("embedded", "kind"))], id="embedded needs apiVersion and kind"),
+    pytest.param({"embedded": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a/b", "bogus": 1}}},
                  [("metadata.name", ("embedded", "metadata", "name")), ("schema.unknown-field", ("embedded", "metadata", "bogus"))],
                  id="embedded metadata is ObjectMeta"),
     pytest.param({"set": ["a", "a"]}, [("schema.duplicate", ("set", 1))], id="list-type set duplicate"),
@@ -74,13 +74,13 @@ INVALID = [
     pytest.param({"choice": "C"}, [("schema.enum", ("choice",))], id="enum"),
     pytest.param({"metadata": {"name": "x" * 254}}, [("metadata.name", ("metadata", "name"))], id="name too long"),
     pytest.param({"metadata": {"name": "Bad_Name"}}, [("metadata.name", ("metadata", "name"))], id="name syntax"),
-    pytest.param({"metadata": {"namespace": "a.b"}}, [("metadata.name", ("metadata", "namespace"))], id="namespace is a label"),
-    pytest.param({"metadata": {"labels": {"-x": "v"}}}, [("metadata.label", ("metadata", "labels", "-x"))], id="label key syntax"),
-    pytest.param({"metadata": {"labels": {"x": "v" * 64}}}, [("metadata.label", ("metadata", "labels", "x"))], id="label value too long"),
-    pytest.param({"metadata": {"labels": {"x": "a b"}}}, [("metadata.label", ("metadata", "labels", "x"))], id="label value syntax"),
-    pytest.param({"metadata": {"labels": {"x": 1}}}, [("schema.type", ("metadata", "labels", "x"))], id="label value type"),
-    pytest.param({"metadata": {"annotations": {"a": "x" * 262144}}}, [("metadata.annotation", ("metadata", "annotations"))], id="annotations size"),
-    pytest.param({"metadata": {"nam": "x"}}, [("schema.unknown-field", ("metadata", "nam"))], id="unknown metadata field"),
+    pytest.param({"metadata": {"name": "n", "namespace": "a.b"}}, [("metadata.name", ("metadata", "namespace"))], id="namespace is a label"),
+    pytest.param({"metadata": {"name": "n", "labels": {"-x": "v"}}}, [("metadata.label", ("metadata", "labels"))], id="label key syntax"),
+    pytest.param({"metadata": {"name": "n", "labels": {"x": "v" * 64}}}, [("metadata.label", ("metadata", "labels"))], id="label value too long"),
+    pytest.param({"metadata": {"name": "n", "labels": {"x": "a b"}}}, [("metadata.label", ("metadata", "labels"))], id="label value syntax"),
+    pytest.param({"metadata": {"name": "n", "labels": {"x": 1}}}, [("schema.type", ("metadata", "labels", "x"))], id="label value type"),
+    pytest.param({"metadata": {"name": "n", "annotations": {"a": "x" * 262144}}}, [("metadata.annotation", ("metadata", "annotations"))], id="annotations size"),
+    pytest.param({"metadata": {"name": "n", "nam": "x"}}, [("schema.unknown-field", ("metadata", "nam"))], id="unknown metadata field"),
 ]  # fmt: skip
 
 

@@ -102,22 +102,26 @@ INVALID = [
     ),
     pytest.param(
         it("v1alpha1", cpu={}),
-        [("error", "schema.required", ("spec", "cpu"), "required field missing: guest")],
+        [("error", "schema.required", ("spec", "cpu", "guest"), "required field missing: guest")],
         id="cpu-guest-missing",
     ),
     pytest.param(
         {"apiVersion": f"{G}/v1alpha2", "kind": "VirtualMachineClusterInstancetype", "spec": {"gpus": [{}]}},
         [
-            ("error", "schema.required", ("spec",), "required field missing: cpu"),
-            ("error", "schema.required", ("spec",), "required field missing: memory"),
-            ("error", "schema.required", ("spec", "gpus", 0), "required field missing: deviceName"),
-            ("error", "schema.required", ("spec", "gpus", 0), "required field missing: name"),
+            ("error", "metadata.name", ("metadata", "name"), "Required value: name or generateName is required"),
+            ("error", "schema.required", ("spec", "cpu"), "required field missing: cpu"),
+            ("error", "schema.required", ("spec", "gpus", 0, "deviceName"), "required field missing: deviceName"),
+            ("error", "schema.required", ("spec", "gpus", 0, "name"), "required field missing: name"),
+            ("error", "schema.required", ("spec", "memory"), "required field missing: memory"),
         ],
         id="every-problem-reported",
     ),
     pytest.param(
         {"apiVersion": f"{G}/v1beta1", "kind": "VirtualMachinePreference"},
-        [("error", "schema.required", (), "required field missing: spec")],
+        [
+            ("error", "metadata.name", ("metadata", "name"), "Required value: name or generateName is required"),
+            ("error", "schema.required", ("spec",), "required field missing: spec"),
+        ],
         id="spec-missing",
     ),
     pytest.param(
@@ -175,7 +179,7 @@ INVALID = [
     ),  # fmt: skip
     pytest.param(
         pref(requirements={"cpu": {}, "memory": {"guest": "1Gi"}}),
-        [("error", "schema.required", ("spec", "requirements", "cpu"), "required field missing: guest")],
+        [("error", "schema.required", ("spec", "requirements", "cpu", "guest"), "required field missing: guest")],
         id="requirements-guest",
     ),
     pytest.param(
@@ -184,7 +188,7 @@ INVALID = [
             (
                 "error",
                 "schema.required",
-                ("spec", "cpu", "preferredCPUFeatures", 0),
+                ("spec", "cpu", "preferredCPUFeatures", 0, "name"),
                 "required field missing: name",
             )
         ],
@@ -246,7 +250,7 @@ INVALID = [
     pytest.param(
         {"apiVersion": "apps/v1", "kind": "ControllerRevision", "data": wrapper({"cpu": {"guest": 1}})},
         [
-            ("error", "schema.required", (), "required field missing: revision"),
+            ("error", "schema.required", ("revision",), "required field missing: revision"),
             (  # KubeVirt's Go decoder reads it (memory is its zero value); no CRD schema judges `data`
                 "warning",
                 "revision.zero-value",
@@ -301,7 +305,7 @@ def test_partial_checks_types_not_required() -> None:
     assert _rows(validate_document(patch, partial=True)) == [
         ("error", "schema.type", ("spec", "cpu", "guest"), 'expected integer, got "x"')
     ]
-    assert {f.code for f in validate_document(patch)} == {"schema.type", "schema.required"}
+    assert {f.code for f in validate_document(patch)} == {"schema.type", "schema.required", "metadata.name"}
 
 
 def test_unknown_documents_and_api_versions() -> None:

@@ -54,6 +54,13 @@ def backup(archive: str, output: str | None, check: bool, **kw: Any) -> None:
         raise click.UsageError("--check writes nothing: drop -o/--output")
     if not check and not output:
         raise click.UsageError("missing -o/--output OUT.tar.gz (or use --check to only report)")
+    if c.output_file:
+        # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
+        from transform.pipeline import reportfile
+
+        clash = reportfile.clash(c.output_file, [archive], writes=[output] if output else [])
+        if clash:
+            raise click.UsageError(clash)
     sys.exit(guard(lambda: _run(archive, None if check else output, c), c.debug))
 
 
@@ -61,7 +68,7 @@ def _run(archive: str, output: str | None, c: Settings) -> int:
     # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
     from transform.cli.driver import report
     from transform.integrations import velero as core
-    from transform.model.findings import Severity
+    from transform.model.findings import Severity, quote_name
 
     command = "check" if output is None else "backup"
     progress = Progress(unit="entries")  # a terminal only
@@ -75,10 +82,10 @@ def _run(archive: str, output: str | None, c: Settings) -> int:
         return EXIT_USAGE
     except core.BackupError as exc:
         outcome = core.error_outcome(str(exc), archive)
-        report(command, outcome.run, c)
+        report(command, outcome.run, c, archive=quote_name(archive))
         return EXIT_ERROR
     outcome.run.files_seen = outcome.members
-    report(command, outcome.run, c)
+    report(command, outcome.run, c, archive=quote_name(archive))
     findings = outcome.run.all_findings
     if outcome.run.failed or (c.strict and any(f.severity is Severity.WARNING for f in findings)):
         return EXIT_ERROR

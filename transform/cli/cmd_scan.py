@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -45,6 +46,14 @@ def scan(paths: tuple[str, ...], **kw: Any) -> None:
     payload era, VMs and their revision references, dangling references, orphan revisions, object-name
     mismatches, and what the target release cannot read. Writes nothing."""
     c = settings(kw)
+    if c.output_file and os.path.exists(c.output_file):
+        # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
+        from transform.pipeline import reportfile, sources
+
+        found = [i.path for i in sources.discover(list(paths), c.include, c.exclude) if isinstance(i, sources.Input)]
+        clash = reportfile.clash(c.output_file, [*paths, *found])
+        if clash:
+            raise click.UsageError(clash)
     sys.exit(guard(lambda: _run(list(paths), c), c.debug))
 
 
@@ -65,8 +74,9 @@ def _run(paths: list[str], c: Settings) -> int:
             yield item
 
     try:
-        inputs = scan_inputs.iter_inputs(paths, c.include, c.exclude, errors, c)
-        result = core.scan_items(counted(inputs), c.target, c)
+        roles: dict[str, tuple[str, str]] = {}
+        inputs = scan_inputs.iter_inputs(paths, c.include, c.exclude, errors, c, roles)
+        result = core.scan_items(counted(inputs), c.target, c, roles)
     finally:
         progress.close()
     result.errors[:0] = errors

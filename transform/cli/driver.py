@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import click
@@ -15,10 +16,12 @@ from transform.model.limits import file_limit
 from transform.model.settings import Settings
 from transform.pipeline import sinks, sources
 from transform.pipeline.batch import Item, RunResult, read_inputs
+from transform.pipeline.sources import Input
 
 if TYPE_CHECKING:
     from transform.convert.index import Index
     from transform.pipeline.onefile import FileResult
+    from transform.pipeline.sources import Skipped
 
 
 def run(command: str, paths: list[str], c: Settings) -> int:
@@ -35,7 +38,8 @@ def run(command: str, paths: list[str], c: Settings) -> int:
             items = []
             result.findings.append(error("input.refused", f"stdin: {exc}"))
     else:
-        items = read_inputs(sources.discover(paths, c.include, c.exclude), result, limit)
+        found: list[str] = []  # every file read, candidate or not (--output-file must be none of them)
+        items = read_inputs(_noted(sources.discover(paths, c.include, c.exclude), found), result, limit)
         if not result.files_seen and not result.findings:
             result.findings.append(
                 warning(
@@ -48,6 +52,13 @@ def run(command: str, paths: list[str], c: Settings) -> int:
                 )
             )
     out_names = _output_names(items, c.output_dir) if c.output_dir else {}
+    if c.output_file and not stdin:
+        # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
+        from transform.pipeline import reportfile
+
+        clash = reportfile.clash(c.output_file, [*paths, *found], output_dir=c.output_dir)
+        if clash:
+            raise click.UsageError(clash + "; nothing written")
     progress = Progress(enabled=not stdin and c.fmt == "text")
     index = None
     if items:
@@ -69,12 +80,22 @@ def run(command: str, paths: list[str], c: Settings) -> int:
                 click.echo(f"instancetype-upgrade: debug: {result.jobs_note}", err=True)
     progress.close()
     code = _outputs(command, result, items, c, stdin=stdin, out_names=out_names, write=command == "fix", index=index)
-    report(command, result, c, stdout_is_data=stdin or command == "diff")
+    fixed = command == "fix" and not stdin
+    written = sum(1 for r in result.results if r.changed and not r.failed and not r.write_failed) if fixed else 0
+    done = f" (after {written} file(s) had been rewritten)" if written else ""
+    report(command, result, c, stdout_is_data=stdin or command == "diff", done=done)
     if command == "fix" and c.exit_zero_even_if_changed and code == EXIT_CHANGED:
         return EXIT_OK
     if c.exit_zero and code != EXIT_OK and not _input_failed(result):
         return EXIT_OK  # report-only: findings do not fail the run; unreadable input still does
     return code
+
+
+def _noted(found: Iterable[Input | Skipped], paths: list[str]) -> Iterator[Input | Skipped]:
+    for entry in found:
+        if isinstance(entry, Input):
+            paths.append(entry.path)
+        yield entry
 
 
 def _input_failed(result: RunResult) -> bool:
@@ -128,9 +149,11 @@ def _outputs(
                     r.write_failed = True
                     continue
                 else:
-                    sinks.write_atomic(item.input.path if item.input else r.name, new_bytes, expect=item.data)
+                    sinks.write_atomic(
+                        item.input.path if item.input else r.name, new_bytes, expect=item.data, pin=item.pin
+                    )
                     note = f"Rewriting {quote_name(r.name)}"  # as pyupgrade and the pre-commit fixers say it
-                if c.fmt == "text":
+                if c.fmt == "text" and not c.quiet:  # -q: problems and the summary only
                     sys.stderr.write(note + "\n")
             except sinks.WriteError as exc:
                 r.findings.append(error("output.write", str(exc), file=r.name))
@@ -165,7 +188,7 @@ def _replan(item: Item, unwritten: set[str], index: Index, settings: Settings) -
 
     for old in unwritten:
         index.renames.pop(old, None)
-    r = upgrade_file(item.name, item.data, settings, index)
+    r = upgrade_file(item.name, item.data, settings, index, None, item.role)
     r.findings.append(
         warning(
             "reference.kept",
@@ -206,7 +229,9 @@ def policy(result: RunResult, c: Settings) -> None:
             r.findings = [f for f in r.findings if f.severity is not Severity.INFO]
 
 
-def report(command: str, result: RunResult, c: Settings, *, stdout_is_data: bool = False) -> None:
+def report(
+    command: str, result: RunResult, c: Settings, *, stdout_is_data: bool = False, done: str = "", archive: str = ""
+) -> None:
     # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
     from transform.report import formats
 
@@ -220,6 +245,7 @@ def report(command: str, result: RunResult, c: Settings, *, stdout_is_data: bool
     summary = formats.Summary(
         command=command,
         files_seen=result.files_seen,
+        archive=archive,
         files_changed=len(changed),
         objects_upgraded=sum(r.upgraded for r in result.results if not r.failed),
         errors=sum(1 for f in everything if f.severity is Severity.ERROR),
@@ -234,4 +260,4 @@ def report(command: str, result: RunResult, c: Settings, *, stdout_is_data: bool
         and not c.exit_zero_even_if_changed,
     )
     render = formats.render_statistics if c.statistics else formats.RENDERERS[c.fmt.lower()]
-    write_report(render(findings, summary), c.output_file, stdout_is_data=stdout_is_data)
+    write_report(render(findings, summary), c.output_file, stdout_is_data=stdout_is_data, done=done)

@@ -34,9 +34,12 @@ Exit codes:
 """
 
 
-def guard(fn: Callable[[], int], debug: bool = False, *, prog: str = "instancetype-upgrade") -> int:
-    """Run a command body: an exception is a bug, reported in one line with a distinct exit code."""
-    if debug:
+def guard(
+    fn: Callable[[], int], debug: bool = False, *, prog: str = "instancetype-upgrade", announce: bool = True
+) -> int:
+    """Run a command body: an exception is a bug, reported in one line with a distinct exit code.
+    `announce`: with `debug`, first say which YAML parser runs (the command's own guard does)."""
+    if debug and announce:
         # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
         from transform.yamltext import nodes  # ruamel.yaml, loaded up front only with --debug
 
@@ -84,22 +87,33 @@ def _on_sigterm(handler: Any) -> Any:
     return signal.signal(signal.SIGTERM, handler)
 
 
-def write_report(text: str, output_file: str | None, *, stdout_is_data: bool = False) -> None:
-    """The report to --output-file, else stdout, else (stdout carrying data) stderr."""
+def write_report(text: str, output_file: str | None, *, stdout_is_data: bool = False, done: str = "") -> None:
+    """The report to --output-file (replaced atomically, pipeline/reportfile), else stdout, else
+    (stdout carrying data) stderr. `done`: what the run already wrote, said if the report fails."""
     if not text:
         return
     if not text.endswith("\n"):
         text += "\n"
+    # lazy: start-up: the helpers of names and report files are needed only here
+    from transform.model.findings import utf8_text
+
+    text = utf8_text(text)  # every renderer escapes undecodable names; this is the last net
     if output_file and output_file != "-":
+        from transform.pipeline import reportfile  # lazy: start-up (see above)
+
         try:
-            with open(output_file, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            reportfile.replace(output_file, text.encode("utf-8", "backslashreplace"))
         except OSError as exc:
-            raise _ReportFileError(output_file, exc.strerror or str(exc)) from None
+            raise _ReportFileError(output_file, (exc.strerror or str(exc)) + done) from None
         return
     stream = sys.stderr if stdout_is_data and not output_file else sys.stdout
-    stream.write(text)
-    stream.flush()
+    try:
+        stream.write(text)
+        stream.flush()
+    except OSError as exc:
+        if done:
+            raise click.ClickException(f"cannot write the report: {exc.strerror or exc}{done}") from None
+        raise
 
 
 class _ReportFileError(click.FileError):

@@ -26,7 +26,8 @@ expansions over 2,000,000 nodes, tar headers over 1 MiB and archives expanding p
 
 CONFIG_HELP = """\b
 Configuration: [tool.instancetype-upgrade] in pyproject.toml (or .instancetype-upgrade.toml),
-found from the working directory up to the repository root, sets defaults for any long option
+found from the working directory up to the project root (a VCS marker, a project file; never above
+home; --debug names it), sets defaults for any long option
 (target-kubevirt = "1.7", rename = true, exclude = ["exported"]); the command line wins.
 """
 
@@ -39,6 +40,7 @@ class _Group(click.Group):
     # `check` under pre-commit do not pay for building `backup`, `krm` and `scan`.
     LAZY = {
         "backup": "transform.cli.cmd_backup",
+        "export": "transform.cli.cmd_export",
         "krm": "transform.cli.cmd_krm",
         "scan": "transform.cli.cmd_scan",
     }
@@ -56,7 +58,7 @@ class _Group(click.Group):
     def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> click.Context:
         if "default_map" not in extra:
             try:
-                extra["default_map"] = config.default_map(self)
+                extra["default_map"] = config.default_map(self, debug="--debug" in args)
             except click.UsageError as exc:
                 if args and not _HELP_FLAGS.intersection(args):
                     raise
@@ -227,6 +229,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    """The command line, inside the internal-error guard: reading the configuration too."""
+    args = sys.argv[1:] if argv is None else argv
+    return guard(lambda: _cli(args), "--debug" in args, announce=False)
+
+
+def _cli(argv: list[str]) -> int:
     try:
         cli.main(args=argv, prog_name="instancetype-upgrade", standalone_mode=False)
     except SystemExit as exc:

@@ -59,7 +59,14 @@ def parse_target_cdi(ctx: click.Context | None, param: click.Parameter | None, v
 
 
 def parse_size(ctx: click.Context | None, param: click.Parameter | None, value: Any) -> int:
-    """`16MiB`, `512k`, `1G`, `1048576` -> bytes."""
+    """`16MiB`, `512k`, `1G`, `1048576` -> bytes; a size must be positive (command line and config alike)."""
+    size = _size(value)
+    if size <= 0:
+        raise click.BadParameter(f"{value!r}: a size must be positive (e.g. 16MiB)")
+    return size
+
+
+def _size(value: Any) -> int:
     if isinstance(value, int):
         return value
     units = {"k": 1 << 10, "ki": 1 << 10, "m": 1 << 20, "mi": 1 << 20, "g": 1 << 30, "gi": 1 << 30}
@@ -121,8 +128,7 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
         "target_cdi",
         metavar="X.Y",
         callback=parse_target_cdi,
-        help="CDI release to check cdi.kubevirt.io objects against (default: 1.56, which every later CDI "
-        "release matches in API versions).",
+        help="CDI release to check CDI objects against (default: the newest known, 1.66).",
     ),
     "drop_server_fields": click.option(
         "--drop-server-fields",
@@ -130,11 +136,20 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
         help="Remove metadata.managedFields and status that name an old API version (the API server owns "
         "and rewrites them); without it they are reported only.",
     ),
+    "helm_releases": click.option(
+        "--helm-releases",
+        type=click.Choice(("latest", "all", "none")),
+        default=None,
+        help="Which Helm release records (Secrets of type helm.sh/release.v1, Helm's ConfigMaps) get the "
+        "KubeVirt apiVersions in their manifest upgraded: the latest deployed revision of each release "
+        "(default), every revision, or none.",
+    ),
     "strict": click.option(
         "--strict",
         is_flag=True,
         help="Warnings (unknown fields, duplicate keys, ...) are errors: counted, shown and exiting as "
-        "errors (exit 3), and a file with one is not written.",
+        "errors (exit 3), and a file with one is not written. This includes the tool's own warnings that "
+        "no API server gives (deprecated presets, topology values, webhook rules), by design.",
     ),
     "max_document_bytes": click.option(
         "--max-document-size",
@@ -235,6 +250,7 @@ ENGINE = (
     "modernize",
     "modernize_revisions",
     "drop_server_fields",
+    "helm_releases",
 )
 INPUTS = ("include", "exclude", "jobs")
 

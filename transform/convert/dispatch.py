@@ -207,7 +207,9 @@ def _input_findings(
 
     carried: set[tuple[str, Path]] = set()
     found = []
-    for f in validation.validate_document(obj, partial=partial, strict=settings.strict, target=settings.target):
+    for f in validation.validate_document(
+        obj, partial=partial, strict=settings.strict, target=settings.target, target_cdi=settings.target_cdi
+    ):
         if f.severity is Severity.ERROR and f.code == "schema.required":
             # only apiVersion changes: a missing field was missing before (a kustomize patch?)
             carried.add((f.code, f.path))
@@ -233,7 +235,9 @@ def _check_upgraded(obj: dict[str, Any], settings: Settings, partial: bool) -> l
 
     found = [
         f
-        for f in validation.validate_document(obj, partial=partial, strict=settings.strict, target=settings.target)
+        for f in validation.validate_document(
+            obj, partial=partial, strict=settings.strict, target=settings.target, target_cdi=settings.target_cdi
+        )
         if f.severity is Severity.ERROR
     ]
     found = [f.at(message=f"upgraded object would be invalid: {f.message}; fix the input first") for f in found]
@@ -246,7 +250,7 @@ def _check_current(obj: dict[str, Any], settings: Settings, partial: bool) -> li
     # lazy: the validators and their schemas load only when a document is validated
     from transform.validate.target import judge
 
-    found = judge(obj, settings.target, strict=settings.strict, partial=partial)
+    found = judge(obj, settings.target, strict=settings.strict, partial=partial, target_cdi=settings.target_cdi)
     sev = Severity.ERROR if settings.strict else Severity.WARNING
     return [f.at(severity=sev) if f.severity is Severity.ERROR else f for f in found]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from transform.convert import payloads, revisions
+from transform.convert import helmrelease, payloads, revisions
 from transform.convert.kustomize import is_kustomization_file
 from transform.model.plain import get as _get
 
@@ -45,6 +45,7 @@ class Index:
     inputs: list[str] = field(default_factory=list)
     partial_kustomizations: set[str] = field(default_factory=set)
     claims: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (ns, new name) -> old names
+    helm_deployed: dict[tuple[str, str], int] = field(default_factory=dict)  # (ns, release) -> latest deployed
     # (ns, VM name, family, revision, path) of every VirtualMachine's revision reference (not a snapshot's)
     vm_refs: list[tuple[str, str, str, str, str]] = field(default_factory=list)
 
@@ -73,6 +74,11 @@ class Index:
                 if new and new != name:
                     self.renames.setdefault(name, []).append((ns, new))
                     self.claims.setdefault((ns, new), set()).add(name)
+        elif kind in ("Secret", "ConfigMap") and helmrelease.driver(doc):
+            ns, release, version, status = helmrelease.labels(doc)
+            if status in ("deployed", "") and version is not None:
+                rkey = (ns, release)
+                self.helm_deployed[rkey] = max(version, self.helm_deployed.get(rkey, version))
         elif kind == "Kustomization" or (kind is None and doc.get("apiVersion") is None):
             if kind == "Kustomization" or _is_kustomization(base):  # by its file name
                 self._add_kustomization(doc, base)
@@ -104,6 +110,14 @@ class Index:
         self.partial_kustomizations |= later.partial_kustomizations
         self.inputs += later.inputs
         self.vm_refs += later.vm_refs
+        for rkey, version in later.helm_deployed.items():
+            self.helm_deployed[rkey] = max(version, self.helm_deployed.get(rkey, version))
+
+    def latest_release(self, ns: str, release: str, version: int | None, status: str) -> bool:
+        """Is this Helm release record the latest deployed revision of its release among the inputs?"""
+        if status not in ("deployed", ""):
+            return False
+        return version is None or version >= self.helm_deployed.get((ns, release), version)
 
     def resolve_partial(self) -> None:
         """A kustomization is partial when one of its resources has no input at or under it (a

@@ -24,6 +24,7 @@ from typing import Any
 from transform.convert import GROUPS, LATEST, apiversion, upgrade_kind
 from transform.kubevirt import apis
 from transform.model.findings import Finding, error, info, warning
+from transform.yamltext.textio import unescaped
 
 Path = tuple[Any, ...]
 
@@ -221,6 +222,16 @@ def _inline(text: str, path: Path, targets: apis.Targets) -> tuple[str, list[Fin
         note = ", ".join(f"{o} -> {table[o]}" for o in olds)
         found.append(info(f"{apis.find(olds[0]).family}.kustomize-inline-patch", f"inline patch: {note}", path))  # type: ignore[union-attr]
     olds = sorted(set(_OLD_API.findall(text)))
+    if "\\" in text:  # Kubernetes reads an escaped apiVersion (`\x2f`, `\/`) as the plain one
+        hidden = sorted(set(_OLD_API.findall(unescaped(text))) - set(olds))
+        if pattern is not None:
+            hidden += sorted(set(pattern.findall(unescaped(text))) - set(pattern.findall(text)))
+        if hidden:
+            message = (
+                f"inline patch names {', '.join(hidden)} through escape sequences, which are not rewritten: "
+                "write the apiVersion without escapes and run again"
+            )
+            found.append(warning("kustomize.inline-patch-escaped", message, path))
     if not olds:
         return text, found
     flavor = any(o.startswith(FLAVOR_GROUP) for o in olds)

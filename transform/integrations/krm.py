@@ -275,6 +275,8 @@ def _by_items(source: textio.Source, data: bytes, base: Settings, lay: Layout) -
     top = krmitems.skeleton(lay)
     if top is None or not all(map(yamlnodes.well_formed, krmitems.others(lay))):
         return None  # (the engine parses the candidates: `_UNREAD`)
+    if not krmitems.proven(lay, source.text):
+        return None  # the cut is not the parser's: read the list whole
     settings, found = options(top.value.get("functionConfig"), base)
     text, upgraded = source.text, 0
     if not any(f.severity is Severity.ERROR for f in found):

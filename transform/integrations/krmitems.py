@@ -43,6 +43,7 @@ class Layout:
     spaced: str  # the text with each item's dash made a space: a span of it reads alone as the item
     block: str  # one `- ~` line: the items' text in `skeleton`
     skeleton: str  # the text with the items' text replaced by `block`
+    key: int = 0  # where the list's key (`items:`) starts
 
 
 def layout(text: str, newline: str, key: str = "items") -> Layout | None:
@@ -85,7 +86,8 @@ def layout(text: str, newline: str, key: str = "items") -> Layout | None:
         prev = start + n + 1
     spaced = "".join([*parts, text[prev:]])
     block = f"{' ' * n}- ~  # {len(starts)} {key}" + (newline if text.endswith("\n", 0, end) else "")
-    return Layout(spans, n, (pos, end), len(text), spaced, block, text[:pos] + block + text[end:])
+    skeleton = text[:pos] + block + text[end:]
+    return Layout(spans, n, (pos, end), len(text), spaced, block, skeleton, found[0].start())
 
 
 def _without_trailing(text: str, last: int, end: int, n: int) -> int:
@@ -103,6 +105,27 @@ def _without_trailing(text: str, last: int, end: int, n: int) -> int:
     while cut < end and not text[cut : (nl := text.find("\n", cut) + 1 or end)].strip():
         cut = nl
     return cut
+
+
+def proven(lay: Layout, text: str, key: str = "items") -> bool:
+    """Whether the cut is the parser's: read whole (events only, `nodes.block_entries`), `text` has its
+    `key` where the cut found it and one entry starting at each item's first key, and nothing but blank
+    and comment lines between the cut's end and the sequence's. A quote or flow collection that pairs
+    across the cut differently from the items read one by one (a `'` opened before a fake `items:`
+    line) fails here: the list is then read whole."""
+    # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
+    from transform.yamltext import nodes as yamlnodes
+
+    got = yamlnodes.block_entries(text, key)
+    if got is None:
+        return False
+    at, entries, end = got
+    if at != lay.key or entries != [s.start + lay.indent + 2 for s in lay.spans] or end < lay.seq[1]:
+        return False
+    pos = lay.seq[1]
+    while pos < end and (m := _SKIP.match(text, pos)) is not None and m.end() > pos:
+        pos = m.end()
+    return pos >= end
 
 
 def style(lay: Layout, top: Any, newline: str) -> Style:
@@ -140,7 +163,7 @@ def _step(lay: Layout) -> int | None:
 def others(lay: Layout) -> list[str]:
     """The items that hold no KubeVirt marker (as `spaced` has them): the engine never parses them."""
     texts = (lay.spaced[s.start : s.end] for s in lay.spans)
-    return [t for t in texts if not any(n in t for n in textio.NEEDLES_STR)]
+    return [t for t in texts if not textio.holds(t, textio.NEEDLES_STR)]
 
 
 def restore(lay: Layout, body: str) -> str | None:

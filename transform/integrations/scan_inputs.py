@@ -19,6 +19,7 @@ from typing import Any
 from transform.integrations.tarstream import (
     BackupError,
     finish,
+    header_problem,
     members,
     open_archive,
     quote,
@@ -89,8 +90,10 @@ def _check(path: str, settings: Settings) -> tuple[set[str], set[str]]:
     names: set[str] = set()
     preferred: set[str] = set()
     with open_archive(path, settings.max_archive_bytes) as (tf, reader, _src):
+        start = 0
         for m in members(tf):
-            why = unsafe(m, links)
+            why = header_problem(reader, m, start) or unsafe(m, links)
+            start = tf.offset
             if why:
                 refused.append(f"{quote(m.name)}: {why}")
             elif m.issym():
@@ -112,10 +115,12 @@ def iter_inputs(
     exclude: tuple[str, ...],
     errors: list[Finding],
     settings: Settings | None = None,
+    roles: dict[str, tuple[str, str]] | None = None,
 ) -> Iterator[tuple[str, bytes]]:
-    """Every input as (display name, bytes), read as `fix` reads them (bounded, regular files only)."""
+    """Every input as (display name, bytes), read as `fix` reads them (bounded, regular files only).
+    `roles`: filled with the Helm chart templates and values files among them (`pipeline.charts`)."""
     # lazy: start-up: directory walking only when scan is given directories
-    from transform.pipeline import sources
+    from transform.pipeline import charts, sources
 
     settings = settings or Settings()
     limit = file_limit(settings.max_document_bytes)
@@ -146,6 +151,8 @@ def iter_inputs(
             except OSError as exc:
                 errors.append(error("input.unreadable", f"cannot read: {_reason(exc)}", file=entry.display))
                 continue
+            if roles is not None and (role := charts.role(entry.path))[0]:
+                roles[entry.display] = role
             yield entry.display, data
 
 

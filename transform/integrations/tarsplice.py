@@ -4,9 +4,10 @@ The checked first pass (tarfile, with every check of tarstream) records a Span f
 second pass may have to change; nothing else is parsed again. The second pass copies the
 decompressed stream as raw bytes (headers, PAX records, padding: exactly as they were) and stops
 only at the recorded members: an unchanged one is copied too; a changed one keeps its header
-blocks with only the size field (and checksum) patched, or gets a header re-encoded by tarfile
-where patching cannot do (a new name, a new link target, a PAX `size` record, a size the field
-cannot hold).
+blocks with only the size field (and checksum) patched, or gets a header built anew from its
+checked fields where patching cannot do (a new name, a new link target, a PAX `size` record, a
+size the field cannot hold). Every header copied was checked first (tarnames: each reader reads
+it as the same entry).
 """
 
 from __future__ import annotations
@@ -139,18 +140,22 @@ def replaced(segment: bytes, sp: Span, data: bytes, name: str, fmt: Format) -> b
     return b"".join((reencoded(segment, sp, fmt, name=name, size=len(data)), data, pad))
 
 
+_KEPT_PAX = ("mtime", "atime", "ctime", "uid", "gid", "uname", "gname")  # checked, and no name in them
+
+
 def reencoded(segment: bytes, sp: Span, fmt: Format, *, name: str = "", size: int = 0, linkname: str = "") -> bytes:
-    """The segment's headers (a global PAX header kept as it was) with the member's own re-encoded by
-    tarfile: a new name (and size) for an item, a new target for a hard link."""
+    """The segment's headers (a global PAX header, checked, kept as it was) with the member's own
+    built anew from the checked fields: a new name (and size) for an item, a new target for a hard
+    link; of its PAX records only the times and owners are kept (no record is copied unread)."""
     own = segment[sp.header - sp.start : sp.data - sp.start]
     with tarfile.open(fileobj=io.BytesIO(own + b"\0" * (2 * tarfile.BLOCKSIZE)), mode="r|") as tf:
         m = tf.next()
-    if m is None:
+    if m is None or m.name != sp.name or m.linkname != sp.linkname:
         raise BackupError("the backup changed while it was being read; nothing written")
-    drop = ("size", "path") if name else ("linkpath",)
-    m.pax_headers = {k: v for k, v in m.pax_headers.items() if k not in drop}
-    if name:
-        m.name, m.size = name, size
-    else:
-        m.linkname = linkname
-    return segment[: sp.header - sp.start] + m.tobuf(fmt, tarfile.ENCODING, "surrogateescape")
+    new = tarfile.TarInfo(name or m.name)
+    new.type, new.mode, new.uid, new.gid, new.mtime = m.type, m.mode, m.uid, m.gid, m.mtime
+    new.uname, new.gname = m.uname, m.gname
+    new.size = size if name else m.size
+    new.linkname = m.linkname if name else linkname
+    new.pax_headers = {k: v for k, v in m.pax_headers.items() if k in _KEPT_PAX}
+    return segment[: sp.header - sp.start] + new.tobuf(fmt, tarfile.ENCODING, "surrogateescape")

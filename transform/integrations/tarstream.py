@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
+from transform.integrations import tarnames
 from transform.integrations.background import ReadAhead
 from transform.model.findings import quote_name
 from transform.model.limits import DEFAULT_MAX_ARCHIVE_BYTES, MAX_TAR_HEADER_BYTES
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 _TAIL = 4 * tarfile.RECORDSIZE
+_WINDOW = 4 * MAX_TAR_HEADER_BYTES + 16 * tarfile.RECORDSIZE  # a global, a PAX, a long name and link, a block
 _CHUNK = 1 << 20
 
 
@@ -41,13 +43,17 @@ class Reader:
     """The decompressed tar stream; keeps its last bytes to check what follows the archive's end, and
     stops at `limit` decompressed bytes (a gzip bomb is refused while it expands, not after)."""
 
-    def __init__(self, raw: IO[bytes], path: str = "", limit: int = DEFAULT_MAX_ARCHIVE_BYTES) -> None:
+    def __init__(
+        self, raw: IO[bytes], path: str = "", limit: int = DEFAULT_MAX_ARCHIVE_BYTES, *, window: bool = False
+    ) -> None:
         self.raw = raw
         self.path = path
         self.limit = limit
         self.pos = 0
         self.head = b""
         self.tail = b""
+        self.window: bytearray | None = bytearray() if window else None  # the last bytes read (headers)
+        self.window_at = 0  # the stream offset of window[0]
 
     def read(self, size: int = -1) -> bytes:
         if size < 0:
@@ -62,7 +68,19 @@ class Reader:
                 "if it is a real backup)"
             )
         self.tail = (self.tail + data)[-_TAIL:]
+        if self.window is not None:
+            self.window += data
+            if len(self.window) > 2 * _WINDOW:
+                drop = len(self.window) - _WINDOW
+                del self.window[:drop]
+                self.window_at += drop
         return data
+
+    def raw_bytes(self, start: int, end: int) -> bytes | None:
+        """The stream's bytes from `start` to `end` if still held (None: read too long ago)."""
+        if self.window is None or start < self.window_at or end > self.window_at + len(self.window):
+            return None
+        return bytes(self.window[start - self.window_at : end - self.window_at])
 
 
 class _CappedInfo(tarfile.TarInfo):
@@ -145,13 +163,15 @@ _HEADER_TYPES = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK, tarfile.XHD
 @contextmanager
 def open_archive(path: str, limit: int = DEFAULT_MAX_ARCHIVE_BYTES) -> Iterator[tuple[tarfile.TarFile, Reader, Any]]:
     """The tar stream of `path`, gzip-compressed (by its magic bytes) or plain."""
-    with open_stream(path, limit) as (reader, src):
+    with open_stream(path, limit, window=True) as (reader, src):
         tf = tarfile.open(fileobj=reader, mode="r|", tarinfo=_CappedInfo)  # type: ignore[call-overload]
         yield tf, reader, src
 
 
 @contextmanager
-def open_stream(path: str, limit: int = DEFAULT_MAX_ARCHIVE_BYTES) -> Iterator[tuple[Reader, Any]]:
+def open_stream(
+    path: str, limit: int = DEFAULT_MAX_ARCHIVE_BYTES, *, window: bool = False
+) -> Iterator[tuple[Reader, Any]]:
     """The decompressed bytes of `path` (gzip by its magic bytes, or plain), capped at `limit`."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the run
     kind = not_regular(os.fstat(fd).st_mode)
@@ -165,7 +185,7 @@ def open_stream(path: str, limit: int = DEFAULT_MAX_ARCHIVE_BYTES) -> Iterator[t
             gzip.GzipFile(fileobj=raw, mode="rb") if compressed else contextlib.nullcontext(raw) as src,
             ReadAhead(src) as ahead,  # type: ignore[arg-type]
         ):
-            yield Reader(ahead, path, limit), src  # type: ignore[arg-type]
+            yield Reader(ahead, path, limit, window=window), src  # type: ignore[arg-type]
 
 
 def members(tf: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
@@ -185,6 +205,15 @@ def finish(path: str, tf: tarfile.TarFile, reader: Reader) -> None:
     while chunk := reader.read(_CHUNK):
         if chunk.strip(b"\0"):
             raise BackupError(f"{path}: unexpected data after the end of the tar archive (corrupt header?)")
+
+
+def header_problem(reader: Reader, m: tarfile.TarInfo, start: int) -> str | None:
+    """Why the readers of a tar (tarfile, Go's archive/tar, GNU tar) would not all read `m`, just read
+    after the member that ended at `start`, as the same entry, or None (tarnames)."""
+    segment = reader.raw_bytes(start, m.offset_data)
+    if segment is None:
+        return "tar headers too long to check"
+    return tarnames.disagreement(segment, m.offset - start, m)
 
 
 def unsafe(m: tarfile.TarInfo, links: set[str]) -> str | None:

@@ -35,6 +35,7 @@ from transform.integrations.tarsplice import Format, Layout, Span, Splicer, reen
 from transform.integrations.tarstream import (
     BackupError,
     finish,
+    header_problem,
     members,
     open_archive,
     open_stream,
@@ -103,9 +104,10 @@ def scan(path: str, settings: Settings, run: RunResult) -> _Scan:
         with open_archive(path, settings.max_archive_bytes) as (tf, reader, gz):
             start = 0
             for m in members(tf):
-                why = unsafe(m, links)
+                why = header_problem(reader, m, start) or unsafe(m, links)
                 if why:
                     refused.append(f"{quote(m.name)}: {why}")
+                    start = tf.offset
                     continue
                 if m.issym():
                     links.add(m.name.rstrip("/"))
@@ -184,7 +186,7 @@ def _span(
     match = ITEM.match(m.name)
     if match and match["gr"].startswith("controllerrevisions."):
         result.revision_paths.add(m.name)
-    if any(n.encode() in data for n in index_needles(settings)):
+    if textio.holds_bytes(data, index_needles(settings)):
         _index(m.name, data, settings, result.index, indexed)
     return span(tf, m, start, "item")
 

@@ -8,6 +8,7 @@ import tarfile
 from dataclasses import dataclass
 from typing import Any
 
+from transform.convert.helmrelease import NAME_PREFIX as HELM_RECORD
 from transform.convert.index import Index
 from transform.convert.kustomize import is_kustomization_file
 from transform.kubevirt import apis
@@ -43,7 +44,8 @@ def is_item(m: tarfile.TarInfo) -> bool:
     """An item of a resource the engine may change: ControllerRevisions and the kubevirt.io groups.
 
     Everything else (pods, secrets, ...) is copied without being parsed, even when it mentions
-    a VirtualMachine: faster, and its bytes are guaranteed to stay the same.
+    a VirtualMachine: faster, and its bytes are guaranteed to stay the same. Helm's release records
+    (Secrets and ConfigMaps named `sh.helm.release.v1.<release>.v<N>`) are items too.
     """
     name = m.name
     while name.startswith("./"):  # a backup unpacked and repacked with `tar czf x.tar.gz .`
@@ -51,6 +53,8 @@ def is_item(m: tarfile.TarInfo) -> bool:
     if not (m.isreg() and name.startswith("resources/") and name.endswith(".json")):
         return False
     resource = name.split("/", 2)[1]
+    if resource in ("secrets", "configmaps"):  # Helm's release records only, by the name Helm gives them
+        return name.rpartition("/")[2].startswith(HELM_RECORD)
     return resource == "controllerrevisions.apps" or resource.endswith("kubevirt.io")
 
 

@@ -22,9 +22,9 @@ Release = tuple[int, int]
 KUBEVIRT, CDI = "KubeVirt", "CDI"
 FIRST_KUBEVIRT: Release = (0, 48)  # the KubeVirt releases this tool judges: FIRST_KUBEVIRT to LATEST_KUBEVIRT
 LATEST_KUBEVIRT: Release = (1, 9)
-# The CDI release judged when none is given: API versions last changed in CDI 1.56 (checked up to
-# CDI's main branch of 2026-08-20), so every later release behaves the same here.
-CDI_DEFAULT: Release = (1, 56)
+# The CDI release judged when none is given: the newest in CDI's bundled CRDs (schemas/cdi/index.json; a
+# test holds it, and every CDI row's served flags, to that data).
+CDI_DEFAULT: Release = (1, 66)
 CDI_FIRST: Release = (1, 1)
 
 CORE_KINDS = (
@@ -205,7 +205,8 @@ TABLE: tuple[Api, ...] = (
         served=(1, 1),
         product=CDI,
         upgrade=False,
-        note="CDI keeps serving v1alpha1 of its own CR so that release YAMLs of old versions still apply",
+        note="CDI keeps serving v1alpha1 of its own CR (v1.56-v1.66 all do) so that release YAMLs of old "
+        "versions still apply; upgraded only for a target that no longer serves it",
     ),
     _V("cdi.kubevirt.io", "v1beta1", "cdi", served=(1, 20), product=CDI),
     _V(
@@ -216,7 +217,9 @@ TABLE: tuple[Api, ...] = (
         removed=(1, 56),
         legacy=_AGGREGATED.format(what="UploadTokenRequest, create-only"),
     ),
-    _V("upload.cdi.kubevirt.io", "v1beta1", "cdi", product=CDI, legacy=_AGGREGATED.format(what="UploadTokenRequest")),
+    # an aggregated API of cdi-apiserver (no CRD, create-only): current, nothing to upgrade or validate
+    _V("upload.cdi.kubevirt.io", "v1beta1", "cdi", ("UploadTokenRequest",), served=(1, 20), product=CDI),
+    _V("forklift.cdi.kubevirt.io", "v1beta1", "cdi", served=(1, 60), product=CDI),
 )
 
 GROUPS: frozenset[str] = frozenset(r.group for r in TABLE)
@@ -355,7 +358,7 @@ def decide(api_version: str, kind: str, targets: Targets) -> Decision | None:
     state = status(api, release)
     if state == "legacy":
         return Decision(api, None, state)
-    if not api.upgrade:
+    if not api.upgrade and api.serves(release):
         return Decision(api, None, "kept")
     newer = list(later(api))
     served = [r for r in newer if r.serves(targets.of(r))]

@@ -92,5 +92,9 @@ def substituted(found: list[Finding], obj: Any) -> list[Finding]:
         if isinstance(value, str) and f.code not in _NOT_SUBSTITUTED:
             if _WHOLE_PARAMETER.fullmatch(value) or (f.code != "schema.type" and _PARAMETER.search(value)):
                 continue
+        # a label, annotation or finalizer error is at the API server's path (`metadata.labels`), the bad
+        # value in its message (`Invalid value: "vm-${NAME}": ...`)
+        if isinstance(value, (dict, list)) and f.code.startswith("metadata.") and _PARAMETER.search(f.message):
+            continue
         out.append(f)
     return out

@@ -39,13 +39,28 @@ def _needs_quotes(name: str) -> bool:
     return _QUOTED.search(name) is not None
 
 
-_CONTROLS = "\x00-\x1f\x7f-\x9f"
+_CONTROLS = "\x00-\x1f\x7f-\x9f\ud800-\udfff"  # and the bytes of a name that are not UTF-8 (surrogates)
 _QUOTED = re.compile(f'["\\\\{_CONTROLS}]')  # one C-speed search per name (reports name every file)
 _CONTROL = re.compile(f"[{_CONTROLS}]")
+_UNDECODABLE = re.compile("[\ud800-\udfff]")
 
 
 def _is_control(c: str) -> bool:
-    return ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F
+    return ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or 0xD800 <= ord(c) <= 0xDFFF
+
+
+def utf8_name(name: str) -> str:
+    """A name for a report that is UTF-8 by format (JSON, SARIF, Markdown): unchanged, unless it holds
+    bytes that are not UTF-8 (a file name read as surrogates): then quoted as `quote_name` does,
+    each such byte as an octal escape (`"bad\\377.yaml"`), as git writes it."""
+    return name if _UNDECODABLE.search(name) is None else quote_name(name)
+
+
+def utf8_text(text: str) -> str:
+    """`text` with each byte that is not UTF-8 (a surrogate) as an octal escape (`\\377`)."""
+    if _UNDECODABLE.search(text) is None:
+        return text
+    return _UNDECODABLE.sub(lambda m: _escape(m.group()), text)
 
 
 def escape_controls(text: str) -> str:
@@ -56,7 +71,12 @@ def escape_controls(text: str) -> str:
 
 
 def _escape(c: str) -> str:
-    return _C_ESCAPES.get(c) or "".join(f"\\{b:03o}" for b in c.encode())
+    if c in _C_ESCAPES:
+        return _C_ESCAPES[c]
+    try:
+        return "".join(f"\\{b:03o}" for b in c.encode("utf-8", "surrogateescape"))  # a byte of a name
+    except UnicodeEncodeError:
+        return f"\\u{ord(c):04x}"  # a lone surrogate that no byte stands for
 
 
 def quote_name(name: str) -> str:
@@ -107,7 +127,7 @@ class Finding:
         elif self.doc is not None:
             parts[-1] += ":"
         if self.path:
-            parts.append(self.field_path + ":")
+            parts.append(escape_controls(self.field_path) + ":")
         parts.append(escape_controls(self.message))
         parts.append(f"[{self.code}]")
         return " ".join(parts)

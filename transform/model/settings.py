@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from transform.model.limits import DEFAULT_MAX_ARCHIVE_BYTES, DEFAULT_MAX_DOCUMENT_BYTES
 
 LATEST_RELEASE = (1, 9)  # == transform.kubevirt.releases.LATEST (a test checks); here for start-up time
-CDI_DEFAULT_RELEASE = (1, 56)  # == transform.kubevirt.apis.CDI_DEFAULT (a test checks); here for start-up time
+CDI_DEFAULT_RELEASE = (1, 66)  # == transform.kubevirt.apis.CDI_DEFAULT (a test checks); here for start-up time
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,7 @@ class Settings:
     max_archive_bytes: int = DEFAULT_MAX_ARCHIVE_BYTES
     target_cdi: tuple[int, int] = CDI_DEFAULT_RELEASE
     drop_server_fields: bool = False  # remove managedFields/status naming old API versions
+    helm_releases: str = "latest"  # Helm release records rewritten: latest (deployed) | all | none
     inline_ignores: bool = True  # `# instancetype-upgrade: ignore=CODE` comments suppress findings (yamltext.ignores)
     # --- what the shell reads: inputs, outputs, the report ---
     include: tuple[str, ...] = ()

@@ -35,6 +35,7 @@ class ApiUse:
     deprecated_in: str  # "KubeVirt 1.0" / ""
     removed_in: str  # "KubeVirt 1.9" / "CDI 1.56" / ""
     breaks: bool
+    chart: str = ""  # "chart NAME": a literal apiVersion line of a Helm chart's template or values file
 
     @property
     def api_version(self) -> str:

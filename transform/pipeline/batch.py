@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from transform.convert.kustomize import is_kustomization_file
 from transform.model.findings import Finding, error, warning
 from transform.model.limits import DEFAULT_MAX_DOCUMENT_BYTES, file_limit
-from transform.pipeline.sources import Input, InputError, Skipped, read_file
+from transform.pipeline.sources import Input, InputError, Pin, Skipped, read_file_pinned
 from transform.yamltext import textio
 
 if TYPE_CHECKING:  # the engine imports PyYAML: only pay for it when a file needs parsing
@@ -20,11 +20,12 @@ if TYPE_CHECKING:  # the engine imports PyYAML: only pay for it when a file need
     from transform.yamltext.nodes import Document
 
 # What the index reads: VMs that reference revisions, kustomizations, and (for --rename) revisions.
-INDEX_NEEDLES = ("revisionName", "controllerRevisionRef", "Kustomization", "ControllerRevision")
+# Helm's release records (`release.v1`: their type and name) for which revision is the latest deployed.
+INDEX_NEEDLES = ("revisionName", "controllerRevisionRef", "Kustomization", textio.HELM_NEEDLE, "ControllerRevision")
 
 
 def index_needles(settings: Settings) -> tuple[str, ...]:
-    return INDEX_NEEDLES if settings.rename else INDEX_NEEDLES[:3]
+    return INDEX_NEEDLES if settings.rename else INDEX_NEEDLES[:4]
 
 
 @dataclass
@@ -36,6 +37,9 @@ class Item:
     input: Input | None = None
     # documents the index pass parsed that the upgrade pass reads too, by (start, end) of their chunk
     parsed: dict[tuple[int, int], Document] | None = None
+    role: str = ""  # a Helm chart's template or values file (charts.TEMPLATE, charts.VALUES): read as text
+    chart: str = ""  # that chart's directory
+    pin: Pin | None = None  # the directory and file it was read from (a rewrite goes there or nowhere)
 
 
 @dataclass
@@ -72,7 +76,7 @@ def read_inputs(
         run.files_seen += 1
         run.names.append(entry.display)
         try:
-            data = read_file(entry.path, limit)
+            data, pin = read_file_pinned(entry.path, limit)
         except InputError as exc:
             run.findings.append(error("input.refused", str(exc), file=entry.display))
             continue
@@ -85,7 +89,10 @@ def read_inputs(
             except textio.ReadError as exc:
                 run.findings.append(error("input.encoding", str(exc), file=entry.display))
             continue
-        items.append(Item(entry.display, data, entry))
+        # lazy: start-up: chart roles are asked only of candidates (a run with none never imports it)
+        from transform.pipeline import charts
+
+        items.append(Item(entry.display, data, entry, None, *charts.role(entry.path), pin=pin))
     return items
 
 
@@ -105,8 +112,11 @@ class IndexDoc:
 
 
 def reads_for_index(item: Item, settings: Settings) -> bool:
-    """Does the index read this input? Kustomizations, and files with a marker it looks for."""
-    return is_kustomization_file(item.name) or any(n.encode() in item.data for n in index_needles(settings))
+    """Does the index read this input? Kustomizations, and files with a marker it looks for (not a chart's
+    templates and values: text, not objects)."""
+    if item.role:
+        return False
+    return is_kustomization_file(item.name) or textio.holds_bytes(item.data, index_needles(settings))
 
 
 def index_documents(
@@ -127,7 +137,7 @@ def index_documents(
     for pd in iter_documents(item.name, source, settings, [], needles, known, span):
         if pd.doc is None:
             continue
-        upgraded = kustomization or any(n in pd.text for n in textio.NEEDLES_STR)
+        upgraded = kustomization or textio.holds(pd.text, textio.NEEDLES_STR)
         text = pd.text if upgraded else None
         yield IndexDoc((pd.chunk.start, pd.chunk.end), pd.doc.value, text, upgraded and bool(pd.doc.duplicates))
 

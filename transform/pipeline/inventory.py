@@ -9,17 +9,18 @@ marker (transform.yamltext.textio pre-filter) are parsed. Rendering lives in tra
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from transform import convert
-from transform.convert import payloads, revisions
+from transform.convert import helmrelease, payloads, revisions
 from transform.kubevirt import apis, embedding, releases
 from transform.model.findings import Finding, Severity, error, warning
 from transform.model.plain import as_map
 from transform.model.settings import CDI_DEFAULT_RELEASE, Settings
-from transform.pipeline.api_inventory import ApiUse, judge
+from transform.pipeline.api_inventory import BREAKING, ApiUse, judge
 from transform.pipeline.parts import MARKER
 from transform.yamltext import textio
 
@@ -106,8 +107,13 @@ def _ns_match(a: str, b: str) -> bool:
 
 
 def scan_items(
-    items: Iterable[tuple[str, bytes]], target: tuple[int, int] = releases.LATEST, settings: Settings | None = None
+    items: Iterable[tuple[str, bytes]],
+    target: tuple[int, int] = releases.LATEST,
+    settings: Settings | None = None,
+    roles: dict[str, tuple[str, str]] | None = None,
 ) -> Scan:
+    """`roles`: the Helm chart templates and values files among the inputs (by name: role, chart), read
+    as text (`convert.helmtemplate`)."""
     # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.pipeline.onefile import iter_documents
     from transform.yamltext.nodepath import locate
@@ -128,6 +134,9 @@ def scan_items(
             continue
         if settings.inline_ignores and MARKER in source.text:
             marked[name] = source.text
+        if roles and name in roles:
+            _chart_file(scan, name, source.text, *roles[name])
+            continue
         problems: list[Finding] = []
         for pd in iter_documents(name, source, settings, problems):
             if pd.doc is None:
@@ -142,6 +151,9 @@ def scan_items(
                 line, _col = locate(root, path)
                 return line0 + (line or 1)
 
+            if textio.HELM_NEEDLE in pd.text and (driver := helmrelease.driver(pd.doc.value)):
+                _release(scan, name, pd.index, driver, pd.doc.value, where(("data", "release")), settings)
+                continue
             for path, obj in embedding.walk(pd.doc.value):
                 _visit(scan, obj, path, name, pd.index, where)
         scan.errors.extend(problems)
@@ -154,6 +166,88 @@ def scan_items(
         scan.breaking, scan.suppressed = apply_files(marked, scan.breaking, warn=False)
         scan.suppressed += suppressed
     return scan
+
+
+def _judge_text(
+    obj: dict[str, Any], where: tuple[str, int, int, str, str], targets: apis.Targets, breaking: Any
+) -> ApiUse | None:
+    """`judge` for an object no release check reads (a template's, a release manifest's): an instancetype
+    version the target does not serve breaks by the table's verdict alone."""
+    use = judge(obj, where, targets, breaking)
+    if use is not None and use.family == "instancetype" and use.status in BREAKING:
+        use.breaks = True
+        verb = "does not serve" if use.status == "not-yet" else "no longer serves"
+        fix = f": run fix to upgrade it to {use.replacement}" if use.replacement else ""
+        on = f"KubeVirt {targets.kubevirt[0]}.{targets.kubevirt[1]}"
+        breaking([error("instancetype.not-served", f"{on} {verb} {use.api_version}{fix}", ("apiVersion",))])
+    return use
+
+
+def _release(scan: Scan, name: str, doc: int, driver: str, value: Any, line: int, settings: Settings) -> None:
+    """A Helm release record: every KubeVirt object of its manifest, judged as an object's; what would
+    break makes `helm upgrade` fail after a restore (the deployed revision) or `helm rollback` (others)."""
+    # lazy: start-up: the parsing stack is imported only once a file is a candidate
+    from transform.pipeline.onefile import iter_documents
+
+    ns, release, version, status = helmrelease.labels(value)
+    label = f"Helm release {ns + '/' if ns else ''}{release} v{version if version is not None else '?'}"
+    try:
+        record = helmrelease.decode(driver, value["data"]["release"], settings.max_document_bytes)
+    except helmrelease.ReleaseError as exc:
+        scan.errors.append(error("helm.bad-release", f"{label}: {exc}", file=name, line=line, doc=doc))
+        return
+    targets = apis.Targets(scan.target, scan.target_cdi)
+    deployed = status in ("deployed", "")
+    source = textio.Source(record.manifest, False, "\n")
+    for pd in iter_documents(label, source, settings, []):
+        if pd.doc is None:
+            continue
+        for _path, obj in embedding.walk(pd.doc.value):
+            meta = as_map(obj.get("metadata"))
+            obj_name = f"{obj.get('kind')}/{meta.get('name') or ''}"
+
+            def breaking(found: Iterable[Finding], obj_name: str = obj_name) -> None:
+                how = "helm upgrade fails" if deployed else "helm rollback to it fails"
+                scan.breaking.extend(
+                    f.at(
+                        file=name,
+                        line=line,
+                        doc=doc,
+                        object=label,
+                        path=(),
+                        message=f"{obj_name} in its manifest: "
+                        f"{f.message} ({how} after a restore; run fix or backup on the record)",
+                    )
+                    for f in found
+                )
+
+            use = _judge_text(obj, (name, doc, line, str(meta.get("name") or ""), ""), targets, breaking)
+            if use is not None:
+                use.chart = label
+                scan.files.add(name)
+                scan.apis.append(use)
+
+
+def _chart_file(scan: Scan, name: str, text: str, role: str, chart: str) -> None:
+    """A chart's template or values file: each literal KubeVirt apiVersion, judged as an object's."""
+    # lazy: start-up: the template reader only for a scan that meets a chart
+    from transform.convert import helmtemplate
+
+    targets = apis.Targets(scan.target, scan.target_cdi)
+    done = helmtemplate.upgrade(text, targets, values=role == "values")
+    label = "chart " + os.path.basename(chart)
+    for line, api_version, kind in done.uses:
+        obj = {"apiVersion": api_version, "kind": kind}
+
+        def breaking(found: Iterable[Finding], line: int = line) -> None:
+            scan.breaking.extend(f.at(file=name, line=line, object=label) for f in found)
+
+        use = _judge_text(obj, (name, 0, line, "", ""), targets, breaking)
+        if use is not None:
+            use.chart = label
+            scan.files.add(name)
+            scan.apis.append(use)
+    scan.breaking += [f.at(object=label) for f in done.findings if f.severity is not Severity.INFO]
 
 
 def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, where: Any) -> None:

@@ -13,13 +13,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from transform.convert import helmrelease
 from transform.convert.dispatch import Change, upgrade_document
 from transform.convert.index import Index
 from transform.convert.kustomize import is_kustomization_file
 from transform.model import plain
 from transform.model.findings import Finding, Severity, error
 from transform.model.settings import Settings
-from transform.pipeline import aliases
+from transform.pipeline import aliases, helmrecords
+from transform.pipeline.charts import chart_file
 from transform.pipeline.parts import FileResult, Part, Span, finish
 from transform.yamltext import comments, edits, emit, nodepath, readback, textio
 from transform.yamltext import nodes as yamlnodes
@@ -63,7 +65,7 @@ def iter_documents(
         if not textio.has_content(body) and not problem:
             continue
         doc_index += 1
-        candidate = any(n in body for n in needles)
+        candidate = textio.holds(body, needles)
         if not candidate and not problem and not textio.tab_indented(body):
             continue
         line0 += textio.count_lines(text, counted, chunk.start)
@@ -148,16 +150,20 @@ def upgrade_file(
     settings: Settings,
     index: Index,
     parsed: dict[tuple[int, int], yamlnodes.Document] | None = None,
+    role: str = "",
 ) -> FileResult:
     """One file's upgrade, with the run's policy applied: --select/--ignore drop warnings, --strict
     makes the rest errors, and a file with an error keeps its text (it is never written).
-    `parsed`: this file's documents the index pass already parsed (see `iter_documents`)."""
+    `parsed`: this file's documents the index pass already parsed (see `iter_documents`).
+    `role`: a Helm chart's template or values file (`pipeline.charts`), upgraded as text."""
     result = FileResult(name)
     try:
         result.source = textio.decode(data)
     except textio.ReadError as exc:
         result.findings.append(error("input.encoding", str(exc), file=name))
         return finish(result, [], settings)
+    if role:
+        return finish(result, [chart_file(name, result.source, settings, role)], settings)
     if not has_documents(name, data):
         return result
     return finish(result, [upgrade_documents(name, result.source, settings, index, parsed)], settings)
@@ -187,7 +193,13 @@ def upgrade_documents(
             continue
         locate = locator(name, pd, pd.line0)
         part.findings += duplicate_keys(pd, settings, locate)
-        outcome = upgrade_document(pd.doc.value, settings=settings, index=index, file=name)
+        kind = helmrelease.driver(pd.doc.value) if textio.HELM_NEEDLE in pd.text else None
+        if kind is not None:  # a Helm release record: its manifest is a stream of its own
+            outcome = helmrecords.upgrade_record(
+                pd.doc.value, kind, settings, index, lambda n, s: upgrade_documents(n, s, settings, Index())
+            )
+        else:
+            outcome = upgrade_document(pd.doc.value, settings=settings, index=index, file=name)
         part.findings.extend(locate(f) for f in outcome.findings)
         if adjust is not None:
             outcome.value = adjust(pd, outcome.value)

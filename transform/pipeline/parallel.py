@@ -109,7 +109,12 @@ def plan(items: list[Item], settings: Settings, jobs: int) -> Plan:
     if jobs > 1:
         target = _share_bytes(sum(len(i.data) for i in items), jobs)
         for n, item in enumerate(items):
-            if len(item.data) > target and has_documents(item.name, item.data) and not is_kustomization_file(item.name):
+            if (
+                len(item.data) > target
+                and not item.role
+                and has_documents(item.name, item.data)
+                and not is_kustomization_file(item.name)
+            ):
                 try:
                     source = textio.decode(item.data)
                 except textio.ReadError:
@@ -314,5 +319,5 @@ def _upgrade_task(shares: list[Share]) -> list[FileResult | Part]:
         if source is not None:
             out.append(upgrade_documents(item.name, source, p.settings, index, parsed, span))
         else:
-            out.append(upgrade_file(item.name, item.data, p.settings, index, parsed))
+            out.append(upgrade_file(item.name, item.data, p.settings, index, parsed, item.role))
     return out

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import IO
 
 from transform.model.findings import quote_name
+from transform.pipeline.sources import Pin
 
 
 class WriteError(Exception):
@@ -146,9 +147,14 @@ def _sync_directory(directory: str) -> None:
         os.close(dfd)
 
 
-def write_atomic(path: str, data: bytes, expect: bytes | None = None, *, durable: bool = True) -> None:
+def write_atomic(
+    path: str, data: bytes, expect: bytes | None = None, *, durable: bool = True, pin: Pin | None = None
+) -> None:
     """Replace `path` by `data` atomically (see `atomic_file`). When `expect` is given and the file no
-    longer holds it (another run changed it meanwhile), nothing is written."""
+    longer holds it (another run changed it meanwhile), nothing is written. `pin`: where the file was
+    read (`write_pinned`)."""
+    if pin is not None:
+        return write_pinned(path, data, expect, pin, durable=durable)
     try:
         with atomic_file(path, durable=durable) as fh:
             fh.write(data)
@@ -158,6 +164,82 @@ def write_atomic(path: str, data: bytes, expect: bytes | None = None, *, durable
                         raise WriteError("file changed while it was being upgraded (another run?); left as it is")
     except OSError as exc:
         raise WriteError(f"cannot write: {exc.strerror or exc}") from None
+
+
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+_NEW_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def write_pinned(path: str, data: bytes, expect: bytes | None, pin: Pin, *, durable: bool = True) -> None:
+    """`write_atomic` into the very directory the file was read from: the directory opened once and
+    checked to be that one (device and inode: a directory swapped for a link is refused, not followed),
+    the name in it checked to still be the file that was read (not only its bytes), the temporary file
+    created and renamed relative to it, with the owner, group and mode the file had when read."""
+    directory, name = os.path.dirname(path) or ".", os.path.basename(path)
+    try:
+        dfd = os.open(directory, _DIR_FLAGS)
+    except OSError as exc:
+        raise WriteError(f"cannot write: {exc.strerror or exc}") from None
+    tmp = ""
+    try:
+        d = os.fstat(dfd)
+        if (d.st_dev, d.st_ino) != pin.directory:
+            raise WriteError(
+                "its directory was replaced (by a link?) since it was read: left as it is, nothing written"
+            )
+        if pin.file is not None:
+            _same_file(dfd, name, pin.file)
+        sweep_stale(directory)
+        tmp = f"{TMP_PREFIX}{os.getpid()}.{os.urandom(6).hex()}.tmp"
+        fd = os.open(tmp, _NEW_FLAGS, 0o600, dir_fd=dfd)
+        _live.add(os.path.join(directory, tmp))
+        with os.fdopen(fd, "wb") as fh:
+            if (pin.uid, pin.gid) != (os.geteuid(), os.getegid()):
+                try:
+                    os.fchown(fh.fileno(), pin.uid, pin.gid)  # the file's owner when read, never a newcomer's
+                except PermissionError:
+                    raise WriteError(
+                        f"cannot keep the file's owner and group ({pin.uid}:{pin.gid}) on the rewritten file: "
+                        "refused (run as its owner)"
+                    ) from None
+            os.fchmod(fh.fileno(), pin.mode & 0o7777)
+            fh.write(data)
+            fh.flush()
+            if durable:
+                os.fsync(fh.fileno())
+        if expect is not None:
+            cfd = os.open(name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0), dir_fd=dfd)
+            with os.fdopen(cfd, "rb") as current:
+                if current.read() != expect:
+                    raise WriteError("file changed while it was being upgraded (another run?); left as it is")
+        os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        _live.discard(os.path.join(directory, tmp))
+        tmp = ""
+        if durable:
+            with contextlib.suppress(OSError):
+                os.fsync(dfd)
+    except OSError as exc:
+        raise WriteError(f"cannot write: {exc.strerror or exc}") from None
+    finally:
+        if tmp:
+            _live.discard(os.path.join(directory, tmp))
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dfd)
+        os.close(dfd)
+
+
+def _same_file(dfd: int, name: str, file: tuple[int, int]) -> None:
+    try:
+        now = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+    except FileNotFoundError:
+        raise WriteError("removed while it was being upgraded: nothing written") from None
+    if (now.st_dev, now.st_ino) != file:
+        raise WriteError("the path no longer leads to the file that was read (replaced meanwhile): left as it is")
+    if now.st_nlink > 1:
+        raise WriteError(
+            f"cannot write: the file has {now.st_nlink} hard links; replacing it would leave the other names "
+            "with the old text: refused (upgrade a copy, or remove the extra links)"
+        )
 
 
 def output_dir_overlap(output_dir: str, paths: list[str]) -> str:
@@ -188,7 +270,7 @@ class OutputDir:
 
     def __init__(self, root: str) -> None:
         self.root = root
-        self.ready: set[str] = set()
+        self.ready: dict[str, tuple[int, int]] = {}  # each directory checked once, then pinned
 
     def write(self, rel: str, data: bytes) -> str:
         parent_rel = os.path.dirname(rel)
@@ -196,14 +278,17 @@ class OutputDir:
             target = output_path(self.root, rel)
             try:
                 os.makedirs(os.path.dirname(target), exist_ok=True)
+                st = os.stat(os.path.dirname(target))
             except OSError as exc:  # a file where a directory should be, no permission, ...
                 raise WriteError(f"cannot create {os.path.dirname(target)}: {exc.strerror or exc}") from None
             if output_path(self.root, rel) != target:  # a link planted while we created it
                 raise WriteError(f"refusing to write outside --output-dir: {rel}")
-            self.ready.add(parent_rel)
+            self.ready[parent_rel] = (st.st_dev, st.st_ino)
         target = os.path.join(os.path.realpath(self.root), os.path.normpath(rel))
-        # copies are new files: a rename makes each appear whole; fsync is kept for in-place rewrites
-        write_atomic(target, data, durable=False)
+        # copies are new files: a rename makes each appear whole; fsync is kept for in-place rewrites;
+        # written in the directory checked above, whatever a link planted later says (write_pinned)
+        pin = Pin(self.ready[parent_rel], None, os.geteuid(), os.getegid(), 0o644)
+        write_atomic(target, data, durable=False, pin=pin)
         return target
 
 

@@ -58,20 +58,60 @@ def _too_large(limit: int) -> str:
     )
 
 
+@dataclass(frozen=True)
+class Pin:
+    """Which directory and which file a read went to (device and inode of each), and the file's owner,
+    group and mode then: a rewrite goes to that very directory and file, or nowhere (sinks)."""
+
+    directory: tuple[int, int]
+    file: tuple[int, int] | None  # None: a new file (an --output-dir copy), whatever is at the name now
+    uid: int
+    gid: int
+    mode: int
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
 def read_file(path: str, limit: int) -> bytes:
     """A regular file's bytes (see read_stream). A FIFO, device or socket is refused without blocking:
     it is opened non-blocking and checked on the open descriptor. Raises InputError, OSError."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(path, _READ_FLAGS)
     try:
-        st = os.fstat(fd)
-        kind = not_regular(st.st_mode)
-        if kind:
-            raise InputError(f"{kind}, not a regular file: refused")
-        if st.st_size > limit:
-            raise InputError(_too_large(limit))
-        return _read_regular(fd, st.st_size, limit)
+        return _read_open(fd, limit)[0]
     finally:
         os.close(fd)
+
+
+def read_file_pinned(path: str, limit: int) -> tuple[bytes, Pin]:
+    """read_file, through its directory opened once: the file opened in it without following a link,
+    and the Pin of both (a later rewrite must find the same directory and file)."""
+    dfd = os.open(os.path.dirname(path) or ".", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC)
+    try:
+        try:
+            fd = os.open(os.path.basename(path), _READ_FLAGS | getattr(os, "O_NOFOLLOW", 0), dir_fd=dfd)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise InputError("became a symbolic link while the tree was read: refused") from None
+            raise
+        try:
+            data, st = _read_open(fd, limit)
+        finally:
+            os.close(fd)
+        d = os.fstat(dfd)
+    finally:
+        os.close(dfd)
+    return data, Pin((d.st_dev, d.st_ino), (st.st_dev, st.st_ino), st.st_uid, st.st_gid, st.st_mode)
+
+
+def _read_open(fd: int, limit: int) -> tuple[bytes, os.stat_result]:
+    st = os.fstat(fd)
+    kind = not_regular(st.st_mode)
+    if kind:
+        raise InputError(f"{kind}, not a regular file: refused")
+    if st.st_size > limit:
+        raise InputError(_too_large(limit))
+    return _read_regular(fd, st.st_size, limit), st
 
 
 def _read_regular(fd: int, size: int, limit: int) -> bytes:
@@ -179,9 +219,9 @@ def _walk(
     arg: str, root_real: str, include: tuple[str, ...], exclude: tuple[str, ...], seen: set[tuple[int, int]]
 ) -> Iterator[Input | Skipped]:
     """os.scandir, depth first, sorted: one stat per file at most (walking is the floor of a scan)."""
-    stack: list[tuple[str, str]] = [(arg, "")]
+    stack: list[tuple[str, str, bool]] = [(arg, "", False)]
     while stack:
-        directory, prefix = stack.pop()
+        directory, prefix, chart = stack.pop()
         try:
             dev = os.stat(directory).st_dev
             with os.scandir(directory) as it:
@@ -190,6 +230,7 @@ def _walk(
             yield Skipped(directory, f"cannot list directory: {exc.strerror or exc}")
             continue
         subdirs = []
+        chart = chart or any(e.name == "Chart.yaml" for e in entries)  # a Helm chart: its *.tpl are templates
         for entry in entries:
             name = entry.name
             if name.startswith("."):
@@ -197,12 +238,12 @@ def _walk(
             rel = prefix + name
             if entry.is_dir(follow_symlinks=False):
                 if not (exclude and _matches(rel, exclude)):
-                    subdirs.append((entry.path, rel + "/"))
+                    subdirs.append((entry.path, rel + "/", chart))
                 continue
             if include:
                 if not _matches(rel, include):
                     continue
-            elif not name.endswith(SUFFIXES):
+            elif not name.endswith(SUFFIXES) and not (chart and name.endswith(".tpl")):
                 continue
             if exclude and _matches(rel, exclude):
                 continue

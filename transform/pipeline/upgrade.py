@@ -42,7 +42,7 @@ def upgrade_items(
         results = []
         for n, item in enumerate(items):
             parsed, item.parsed = item.parsed, None  # used once, then freed
-            results.append(upgrade_file(item.name, item.data, settings, index, parsed))
+            results.append(upgrade_file(item.name, item.data, settings, index, parsed, item.role))
             if progress:
                 progress(n + 1, len(items))
     if index.renames:
@@ -53,7 +53,7 @@ def upgrade_items(
             for old in failed:
                 del index.renames[old]
             results = [
-                upgrade_file(item.name, item.data, settings, index)
+                upgrade_file(item.name, item.data, settings, index, None, item.role)
                 if any(f.code == "reference.renamed" for f in r.findings)
                 else r
                 for item, r in zip(items, results, strict=False)

@@ -32,7 +32,9 @@ def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> l
             unreadable = judge.payload_unreadable(data, settings.target)
             found += [unreadable.at(severity=Severity.WARNING)] if unreadable is not None else []
         return found
-    found = validation.validate_document(obj, partial=partial, strict=settings.strict, target=settings.target)
+    found = validation.validate_document(
+        obj, partial=partial, strict=settings.strict, target=settings.target, target_cdi=settings.target_cdi
+    )
     group = apis.group_of(api)
     if group is not None and group not in ("instancetype.kubevirt.io", "flavor.kubevirt.io") and isinstance(kind, str):
         # the object's version on the targets: judged as its own version, the target's verdict a warning
@@ -95,6 +97,8 @@ def validate_items(items: list[Item], settings: Settings, run: RunResult) -> Non
             result.findings.append(error("input.encoding", str(exc), file=item.name))
             continue
         result.source = source
+        if item.role:  # a chart's template or values file: text, never validated as objects
+            continue
         for pd in iter_documents(item.name, source, settings, result.findings):
             if pd.doc is None:
                 continue

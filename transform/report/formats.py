@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from transform import __version__
-from transform.model.findings import Finding, Severity
+from transform.model.findings import Finding, Severity, utf8_name, utf8_text
 from transform.report.summary import TOOL_NAME, WOULD, Summary, plural, rename_line, summary_line
 from transform.report.text_formats import render_markdown, render_statistics, statistics, would
 
@@ -73,6 +73,7 @@ TOOL_URI = "https://github.com/kubevirt/kubevirt"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _ANSI = {Severity.ERROR: "\x1b[1;31m", Severity.WARNING: "\x1b[1;33m", Severity.INFO: "\x1b[1;36m"}
 _ANSI_RESET = "\x1b[0m"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 # ---- text ----------------------------------------------------------------------------------
@@ -102,7 +103,9 @@ def render_text(findings: Sequence[Finding], summary: Summary, *, color: bool = 
 
 
 def _json_safe(value: Any) -> Any:
-    if value is None or isinstance(value, (bool, int, float, str)):
+    if isinstance(value, str):
+        return utf8_text(value)
+    if value is None or isinstance(value, (bool, int, float)):
         return value
     if isinstance(value, dict):
         return {str(k): _json_safe(v) for k, v in value.items()}
@@ -112,20 +115,21 @@ def _json_safe(value: Any) -> Any:
 
 
 def _segments(f: Finding) -> list[Any]:
-    return [p if isinstance(p, int) and not isinstance(p, bool) else str(p) for p in f.path]
+    return [p if isinstance(p, int) and not isinstance(p, bool) else utf8_text(str(p)) for p in f.path]
 
 
 def finding_dict(f: Finding) -> dict[str, Any]:
+    """A finding as JSON values (names that are not UTF-8 written as git quotes them: `utf8_name`)."""
     return {
         "severity": f.severity.value,
         "code": f.code,
-        "message": f.message,
-        "file": f.file,
+        "message": utf8_text(f.message),
+        "file": utf8_name(f.file),
         "line": f.line,
         "column": f.column,
         "doc": f.doc,
-        "object": f.object,
-        "path": f.field_path,
+        "object": utf8_text(f.object),
+        "path": utf8_text(f.field_path),
         "path_segments": _segments(f),
         "extra": _json_safe(f.extra),
     }
@@ -148,9 +152,14 @@ def render_json(findings: Sequence[Finding], summary: Summary) -> str:
         "findings": [finding_dict(f) for f in findings],
         "renames": [{"namespace": ns, "old": old, "new": new} for ns, old, new in summary.renames],
     }
+    return _dumps(document)
+
+
+def _dumps(document: dict[str, Any]) -> str:
     import json  # lazy: the text report (pre-commit) does not need it
 
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(_json_safe(document), indent=2, ensure_ascii=False) + "\n"
+    return text if not _SURROGATE.search(text) else json.dumps(document, indent=2) + "\n"  # UTF-8 holds it all
 
 
 # ---- JUnit ---------------------------------------------------------------------------------
@@ -235,8 +244,16 @@ def _artifact_uri(path: str) -> str:
 
     posix = PureWindowsPath(path).as_posix() if "\\" in path or PureWindowsPath(path).drive else path
     if _is_absolute(path):
-        return "file://" + ("" if posix.startswith("/") else "/") + quote(posix, safe="/:")
-    return quote(str(PurePosixPath(posix)))
+        return "file://" + ("" if posix.startswith("/") else "/") + quote(_bytes(posix), safe="/:")
+    return quote(_bytes(str(PurePosixPath(posix))))
+
+
+def _bytes(name: str) -> bytes:
+    """A name's own bytes (a URI percent-encodes bytes: a name that is not UTF-8 stays that name)."""
+    try:
+        return name.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "backslashreplace")
 
 
 def _sarif_location(f: Finding) -> dict[str, Any]:
@@ -310,9 +327,7 @@ def render_sarif(findings: Sequence[Finding], summary: Summary) -> str:
         "results": results,
     }
     document = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
-    import json  # lazy: the text report (pre-commit) does not need it
-
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return _dumps(document)
 
 
 # ---- KRM -----------------------------------------------------------------------------------

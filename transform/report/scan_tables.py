@@ -8,6 +8,7 @@ from typing import Any
 
 from transform.kubevirt import apis, releases
 from transform.kubevirt.releases import ERAS
+from transform.model.findings import escape_controls
 from transform.pipeline.api_inventory import group_uses
 from transform.pipeline.inventory import Doc, Scan
 from transform.report.formats import finding_dict
@@ -155,7 +156,8 @@ def _api_tables(d: dict[str, Any], scan: Scan) -> list[str]:
             ["NAME", "KIND", "VERSION", "REPLACEMENT", "REMOVED", "DEPRECATED", "BREAKS", "FILE"],
             [
                 [
-                    (u.namespace + "/" if u.namespace else "") + (u.name or "-"),
+                    (u.namespace + "/" if u.namespace else "")
+                    + (f"{u.chart}: {u.name}" if u.chart and u.name else u.name or u.chart or "-"),
                     u.kind,
                     u.api_version,
                     u.replacement or "-",
@@ -240,4 +242,4 @@ def render_text(scan: Scan) -> str:
         ]
     verdict = {0: "nothing would break", 1: "something would break", 3: "some input could not be read"}
     out += ["", f"Result: {verdict[scan.exit_code]} (exit {scan.exit_code})"]
-    return "\n".join(out) + "\n"
+    return "\n".join(map(escape_controls, out)) + "\n"  # names and values from the input: no raw control

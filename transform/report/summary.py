@@ -27,6 +27,7 @@ class Summary:
     changed_files: list[str] = field(default_factory=list)  # files that changed (or would)
     changes_fail: bool = False  # a change sets the exit code (fix, check, diff): a failure in every format
     suppressed: list[Finding] = field(default_factory=list)  # by inline ignores: counted by --statistics only
+    archive: str = ""  # backup: the archive whose members are counted (the summary names it)
 
     def counts(self, findings: Sequence[Finding]) -> tuple[int, int, int]:
         """(errors, warnings, infos), preferring the explicit numbers over counting."""
@@ -56,6 +57,10 @@ def summary_line(findings: Sequence[Finding], summary: Summary) -> str:
     else:
         changed = f"{plural(summary.files_changed, 'file')} changed"
         upgraded = f"{plural(summary.objects_upgraded, 'object')} upgraded"
+    if summary.archive:  # backup: the archive is named (its files are its regular members)
+        files = plural(summary.files_seen, "file")
+        where = f"{files} of {summary.archive}" if summary.files_seen else summary.archive
+        return ", ".join([changed, upgraded, *problems]) + f" in {where}"
     return ", ".join([changed, upgraded, *problems]) + f" in {plural(summary.files_seen, 'file')}"
 
 

@@ -3,9 +3,10 @@ comments (as pluto -o markdown)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from transform.model.findings import Finding
+from transform.model.findings import Finding, escape_controls
 from transform.report.summary import TOOL_NAME, WOULD, Summary, rename_line, summary_line, would
 
 __all__ = ["render_markdown", "render_statistics", "statistics", "would"]
@@ -38,21 +39,27 @@ def render_statistics(findings: Sequence[Finding], summary: Summary) -> str:
 # ---- Markdown (pull-request comments, as pluto -o markdown) --------------------------------------
 
 
+_MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "`": "&#96;", "|": "&#124;"}
+_MD_SPECIAL = re.compile(r"[&<>`|\\*_\[\]#!~]")
+
+
 def _md_cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """Text from the input as Markdown that shows it as it is: control characters (CR, LF, ESC) and
+    bytes that are not UTF-8 as C escapes, what HTML interprets (`<`, `&`) and what ends a table
+    cell or a code span (`|`, a backtick) as entities, Markdown's emphasis and link marks escaped."""
+    return _MD_SPECIAL.sub(lambda m: _MD_ENTITIES.get(m.group(), "\\" + m.group()), escape_controls(text))
 
 
 def render_markdown(findings: Sequence[Finding], summary: Summary) -> str:
-    """A heading, the summary line, and one table row per finding (file:line, severity, code, object, message)."""
+    """A heading, the summary line, and one table row per finding (file:line, severity, code, object
+    and field path, message): every field from the input escaped (`_md_cell`), none in a code span."""
     lines = [f"### {TOOL_NAME} {summary.command}", "", summary_line(findings, summary), ""]
     if findings:
         lines += ["| location | severity | code | object | message |", "| --- | --- | --- | --- | --- |"]
         for f in findings:
-            where = (f.file or "<stdin>") + (f":{f.line}" if f.line else "")
-            obj = f.object + (f" `{f.field_path}`" if f.path else "")
-            lines.append(
-                f"| `{_md_cell(where)}` | {f.severity.value} | `{f.code}` | {_md_cell(obj)} | {_md_cell(f.message)} |"
-            )
+            where = _md_cell((f.file or "<stdin>") + (f":{f.line}" if f.line else ""))
+            obj = " ".join(_md_cell(p) for p in (f.object, f.field_path) if p)
+            lines.append(f"| {where} | {f.severity.value} | `{f.code}` | {obj} | {_md_cell(f.message)} |")
         lines.append("")
     if summary.renames:
         would = summary.command in WOULD

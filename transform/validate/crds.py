@@ -1,4 +1,4 @@
-"""KubeVirt's real CRD schemas per release (bundled by scripts/bundle_schemas.py), compiled lazily.
+"""KubeVirt's and CDI's real CRD schemas per release (bundled by scripts/bundle_schemas.py), compiled lazily.
 
 `validate_object(doc, target)` judges one KubeVirt object (any group the bundle holds) against the schema
 the target release's API server applies to it, with the API server's semantics (transform.validate.
@@ -11,6 +11,13 @@ Which schema judges a document:
   from its own version's Go types (v0.57.0 / v0.59.0), as KubeVirt served it when it was the newest;
 - a CRD the target does not have (newer or removed): the nearest release that has it.
 Targets before v1.0 use v1.0's schemas, except instancetype.kubevirt.io (own-version schemas).
+CDI objects (`cdi_schema_for`): the schema the CDI target release attaches to the object's version.
+
+What a create does before and besides the schema (apiextensions-apiserver's customResourceStrategy, with
+the CRD's scope and subresources of the target release, KubeVirt's or CDI's: transform.kubevirt.crdfacts):
+`status` is dropped where the CRD has the status subresource (not validated); a cluster-scoped kind's
+namespace is cleared (not checked); the resource's own metadata has a name (or generateName); with the
+scale subresource, `spec.replicas` must fit an int32.
 """
 
 from __future__ import annotations
@@ -20,14 +27,15 @@ import gzip
 import json
 from typing import Any
 
-from transform.kubevirt import apis
-from transform.model.findings import Finding, Severity, format_path
+from transform.kubevirt import apis, crdfacts
+from transform.model.findings import Finding, Severity, error, format_path
 from transform.validate import objectmeta
 from transform.validate.schemas import read_bundled
-from transform.validate.structural import Node, Validator
+from transform.validate.structural import Node, Validator, as_json_number
 
 Release = tuple[int, int]
 INSTANCETYPE_GROUP = "instancetype.kubevirt.io"
+MAX_INT32 = (1 << 31) - 1
 
 
 @functools.cache
@@ -94,18 +102,58 @@ def schema_for(api_version: str, kind: str, target: Release) -> tuple[str, str] 
 
 
 @functools.cache
+def cdi_index() -> dict[str, Any]:
+    result: dict[str, Any] = json.loads(read_bundled("cdi", "index.json"))
+    return result
+
+
+def cdi_releases() -> list[Release]:
+    return sorted(_parse(key) for key in cdi_index()["releases"])
+
+
+@functools.cache
+def _cdi_by_kind() -> dict[tuple[str, str], str]:
+    return {(c["group"], c["kind"]): name for name, c in cdi_index()["crds"].items()}
+
+
+@functools.cache
+def cdi_schema_for(api_version: str, kind: str, target: Release | None = None) -> tuple[str, str] | None:
+    """(schema hash, what it is) judging a CDI object at the CDI target (default: the newest release
+    bundled), or None (no CDI CRD kind). A release before or after the bundled ones: the nearest bundled;
+    a version the release's CRD does not list (cdi.kubevirt.io/v1alpha1 DataVolume, removed in 1.56):
+    the CRD's storage version, which the object becomes once its apiVersion is upgraded."""
+    group, _, version = api_version.rpartition("/")
+    crd = _cdi_by_kind().get((group, kind))
+    if crd is None:
+        return None
+    by_release = cdi_index()["releases"]
+    candidates = [r for r in cdi_releases() if crd in by_release[f"{r[0]}.{r[1]}"]]
+    at_or_before = [r for r in candidates if target is None or r <= target]
+    release = at_or_before[-1] if at_or_before else candidates[0]
+    key = f"{release[0]}.{release[1]}"
+    versions: dict[str, dict[str, Any]] = by_release[key][crd]
+    if version not in versions:
+        version = next(v for v, flags in versions.items() if flags["storage"])
+    return versions[version]["schema"], f"{group}/{version} {kind} schema of CDI v{key}"
+
+
+@functools.cache
 def load(digest: str) -> dict[str, Any]:
     """The schema stored under `digest` (decompressed, parsed; cached, do not mutate)."""
     if not digest.isalnum():
         raise ValueError(f"not a schema digest: {digest!r}")
-    result: dict[str, Any] = json.loads(gzip.decompress(read_bundled("kubevirt", f"{digest}.json.gz")))
+    try:
+        data = read_bundled("kubevirt", f"{digest}.json.gz")
+    except FileNotFoundError:
+        data = read_bundled("cdi", f"{digest}.json.gz")
+    result: dict[str, Any] = json.loads(gzip.decompress(data))
     return result
 
 
 @functools.cache
 def compiled(digest: str) -> Validator:
     """The validator of schema `digest`, compiled on first use and kept for the run."""
-    return Validator(load(digest), objectmeta.node())
+    return Validator(load(digest), objectmeta.node(), objectmeta.root_node())
 
 
 def node_at(digest: str, path: tuple[Any, ...]) -> Node | None:
@@ -126,17 +174,76 @@ def node_at(digest: str, path: tuple[Any, ...]) -> Node | None:
 
 
 def validate_object(
-    doc: dict[str, Any], target: Release, *, partial: bool = False, strict: bool = False
+    doc: dict[str, Any],
+    target: Release,
+    *,
+    partial: bool = False,
+    strict: bool = False,
+    target_cdi: Release | None = None,
 ) -> list[Finding] | None:
-    """Findings of the target's schema for one document; None when it is no KubeVirt CRD kind.
+    """Findings of the target's schema for one document; None when it is no KubeVirt or CDI CRD kind.
 
     Unknown fields are warnings (errors with `strict`), as kubectl's strict field validation reports them.
     """
-    found = schema_for(str(doc.get("apiVersion")), str(doc.get("kind")), target)
+    api_version, kind = str(doc.get("apiVersion")), str(doc.get("kind"))
+    found = schema_for(api_version, kind, target)
+    facts = crd_facts(kind, target)
+    if found is None:
+        found = cdi_schema_for(api_version, kind, target_cdi)
+        facts = crd_facts(kind, target_cdi or cdi_releases()[-1], cdi=True)
     if found is None:
         return None
     unknown = Severity.ERROR if strict else Severity.WARNING
-    return compiled(found[0]).validate(doc, partial=partial, unknown=unknown)
+    doc = as_created(doc, facts)
+    out = compiled(found[0]).validate(doc, partial=partial, unknown=unknown)
+    out += objectmeta.missing(doc, partial)
+    if facts is not None and facts[2]:
+        out += _scale(doc, facts[2])
+    return out
+
+
+def crd_facts(kind: str, target: Release, cdi: bool = False) -> tuple[bool, bool, str] | None:
+    """(cluster-scoped, status subresource, scale specReplicasPath or "") of a KubeVirt kind at `target`
+    (a CDI kind at a CDI release with `cdi`), from the nearest release that has it; None for no such kind."""
+    rows = (crdfacts.CDI_CRDS if cdi else crdfacts.CRDS).get(kind)
+    if not rows:
+        return None
+    at_or_before = [row for row in rows if row[0] <= target]
+    _, cluster, status, replicas = at_or_before[-1] if at_or_before else rows[0]
+    return cluster, status, replicas
+
+
+def as_created(doc: dict[str, Any], facts: tuple[bool, bool, str] | None) -> dict[str, Any]:
+    """The object the API server validates on a create (PrepareForCreate, BeforeCreate): without
+    `status` where the CRD has the status subresource, without a namespace on a cluster-scoped kind."""
+    if facts is None:
+        return doc
+    cluster, status, _ = facts
+    if status and "status" in doc:
+        doc = {k: v for k, v in doc.items() if k != "status"}
+    metadata = doc.get("metadata")
+    if cluster and isinstance(metadata, dict) and "namespace" in metadata:
+        doc = {**doc, "metadata": {k: v for k, v in metadata.items() if k != "namespace"}}
+    return doc
+
+
+def _scale(doc: dict[str, Any], replicas_path: str) -> list[Finding]:
+    """customResourceValidator.ValidateScaleSpec: the replicas the scale subresource reads fit an int32."""
+    path = tuple(replicas_path.lstrip(".").split("."))
+    value: Any = doc
+    for part in path:
+        value = value.get(part) if isinstance(value, dict) else None
+    if isinstance(value, float):
+        value = as_json_number(value)
+    if not isinstance(value, int) or isinstance(value, bool):
+        return []  # absent, or a type error the schema reports
+    if value < 0:
+        detail = "should be a non-negative integer"
+    elif value > MAX_INT32:
+        detail = f"should be less than or equal to {MAX_INT32}"
+    else:
+        return []
+    return [error("schema.scale", f"Invalid value: {value}: {detail} (the scale subresource's {replicas_path})", path)]
 
 
 @functools.cache

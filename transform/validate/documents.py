@@ -27,7 +27,7 @@ LATEST: Release = releases.LATEST
 @functools.cache
 def _compiled(name: str) -> Validator:
     assert name == "ControllerRevision", name  # apps/v1, from Kubernetes' OpenAPI (scripts/bundle_schemas.py)
-    return Validator(load_schema("apps_v1_controllerrevision.json"), objectmeta.node())
+    return Validator(load_schema("apps_v1_controllerrevision.json"), objectmeta.node(), objectmeta.root_node())
 
 
 def preload(target: Release = LATEST) -> int:
@@ -73,9 +73,16 @@ def _unknown_hint(found: list[Finding], api_version: str, kind: str) -> list[Fin
     ]
 
 
-def _kubevirt_document(obj: dict[str, Any], partial: bool, strict: bool, target: Release) -> list[Finding]:
+def _kubevirt_document(
+    obj: dict[str, Any], partial: bool, strict: bool, target: Release, target_cdi: Release | None = None
+) -> list[Finding]:
     api_version, kind = str(obj["apiVersion"]), str(obj["kind"])
-    out = crds.dated(crds.validate_object(obj, target, partial=partial, strict=strict) or [], api_version, kind, target)
+    out = crds.dated(
+        crds.validate_object(obj, target, partial=partial, strict=strict, target_cdi=target_cdi) or [],
+        api_version,
+        kind,
+        target,
+    )
     family = releases.family_of(kind)
     if api_version.startswith(f"{releases.GROUP}/") and family is not None:
         out = _unknown_hint(out, api_version, kind)
@@ -117,9 +124,15 @@ def judges_payload(obj: dict[str, Any]) -> bool:
 
 
 def validate_document(
-    obj: dict[str, Any], *, partial: bool = False, strict: bool = False, target: Release = LATEST
+    obj: dict[str, Any],
+    *,
+    partial: bool = False,
+    strict: bool = False,
+    target: Release = LATEST,
+    target_cdi: Release | None = None,
 ) -> list[Finding]:
-    """Every problem of one document at the target release; [] for documents that are none of ours."""
+    """Every problem of one document at the target releases (CDI's: default the newest bundled); [] for
+    documents that are none of ours."""
     if not isinstance(obj, dict):
         return []
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
@@ -142,9 +155,9 @@ def validate_document(
             found = validate_payload(obj["data"], partial=partial, strict=strict, target=target)
             out += [f.at(path=("data", *f.path)) for f in found]
         return _sorted(out)
-    if crds.crd_of(api_version, kind) is None:
+    if crds.crd_of(api_version, kind) is None and crds.cdi_schema_for(api_version, kind) is None:
         return []
-    return _kubevirt_document(obj, partial, strict, target)
+    return _kubevirt_document(obj, partial, strict, target, target_cdi)
 
 
 def validate_payload(

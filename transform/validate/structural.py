@@ -10,8 +10,18 @@ Semantics (k8s.io/apiextensions-apiserver, kube-openapi):
 - `x-kubernetes-list-type`: `set` items are unique; `map` items are unique by `x-kubernetes-list-map-keys`.
 - `x-kubernetes-map-type`: atomic/granular matter to server-side apply merges only; nothing to validate.
 - Any other field the schema does not declare is an unknown field, reported as strict field validation
-  reports it: `unknown field "spec.template.spec.domain.cpuu"` (the API server prunes it).
-- `x-kubernetes-validations` (CEL) rules are not evaluated.
+  reports it: `unknown field "spec.template.spec.domain.cpuu"` (the API server prunes it). A mapping
+  given where the schema has no properties (a list, a string) is pruned whole, so each of its keys is
+  an unknown field as well as the type error (the pruning algorithm's walk, pruning/algorithm.go);
+  so are the keys of the mappings in a list given where an object belongs.
+- Numbers are what the API server receives: kubectl sends JSON through sigs.k8s.io/yaml, which writes
+  an integral float (`2.0`, `1e3`) as an integer, and kube-openapi takes an integral float within 2^53
+  for an integer besides: such a float is an integer here (transform.validate.structural.as_json_number).
+- `pattern` is a Go regular expression: `$` is the end of the text, `\\d` is ASCII (goregex.py).
+- A missing required field is reported at the field (`spec.domain.devices`), as the API server does.
+- `x-kubernetes-validations` (CEL) rules are evaluated (transform.validate.cel) after the schema, only
+  when the schema found no blocking error (a type, required, enum or length one), as the API server does;
+  transition rules (`oldSelf`) do not apply to a create.
 """
 
 from __future__ import annotations
@@ -22,87 +32,28 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from transform.model.findings import Finding, Severity, error, format_path
+from transform.model.findings import Finding, Severity, error, format_path, info
+from transform.validate import cel
+from transform.validate.schemanode import Hook, Node
+
+__all__ = ["Hook", "Node", "Validator", "as_json_number", "show"]
 
 Path = tuple[Any, ...]
-Hook = Callable[[Any, Path, list[Finding], bool], None]  # (value, path, out, partial): extra rules of a node
 
-_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})?$")
+_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})?", re.ASCII)
+# Go's encoding/json writes an integral float64 below 1e21 as digits, which the API server's decoder reads
+# as an int64 when it fits; kube-openapi's type check takes any integral float within 2^53 as an integer.
+_INT64_MIN, _INT64_END = -(1 << 63), 1 << 63
+# the schema checks whose errors stop the API server from evaluating CEL rules (hasBlockingErr)
+_BLOCKING = frozenset({"schema.type", "schema.required", "schema.enum", "schema.maxLength", "schema.maxItems"})
 _TYPE_WORDS = {"object": "mapping", "array": "list"}
-_LEAF_TYPES: dict[str, frozenset[type]] = {
-    "string": frozenset({str}),
-    "boolean": frozenset({bool}),
-    "integer": frozenset({int}),
-    "number": frozenset({int, float}),
-}
 
 
-class Node:
-    """One compiled schema node. Attributes are None when the schema does not constrain them."""
-
-    __slots__ = (
-        "type",
-        "nullable",
-        "int_or_string",
-        "preserve",
-        "embedded",
-        "props",
-        "required",
-        "items",
-        "additional",
-        "enum",
-        "pattern",
-        "pattern_text",
-        "format",
-        "minimum",
-        "maximum",
-        "min_length",
-        "max_length",
-        "min_items",
-        "max_items",
-        "list_type",
-        "map_keys",
-        "hook",
-        "leaf",
-    )
-
-    def __init__(self, schema: dict[str, Any], meta: Node | None = None) -> None:
-        self.type: str | None = schema.get("type")
-        self.nullable = bool(schema.get("nullable"))
-        self.int_or_string = bool(schema.get("x-kubernetes-int-or-string"))
-        self.preserve = bool(schema.get("x-kubernetes-preserve-unknown-fields"))
-        self.embedded = bool(schema.get("x-kubernetes-embedded-resource"))
-        props = schema.get("properties")
-        self.props: dict[str, Node] | None = (
-            {k: Node(v, meta) for k, v in props.items()} if isinstance(props, dict) else None
-        )
-        self.required: tuple[str, ...] = tuple(schema.get("required") or ())
-        self.items: Node | None = Node(schema["items"], meta) if isinstance(schema.get("items"), dict) else None
-        additional = schema.get("additionalProperties")
-        self.additional: Node | bool | None = (
-            Node(additional, meta) if isinstance(additional, dict) else additional if additional is not None else None
-        )
-        enum = schema.get("enum")
-        self.enum: tuple[Any, ...] | None = tuple(enum) if isinstance(enum, list) else None
-        self.pattern_text: str | None = schema.get("pattern")
-        self.pattern = re.compile(self.pattern_text) if self.pattern_text else None
-        self.format: str | None = schema.get("format")
-        self.minimum = schema.get("minimum")
-        self.maximum = schema.get("maximum")
-        self.min_length = schema.get("minLength")
-        self.max_length = schema.get("maxLength")
-        self.min_items = schema.get("minItems")
-        self.max_items = schema.get("maxItems")
-        self.list_type: str | None = schema.get("x-kubernetes-list-type")
-        self.map_keys: tuple[str, ...] = tuple(schema.get("x-kubernetes-list-map-keys") or ())
-        self.hook: Hook | None = None
-        # A scalar without constraints: a value of one of these exact types needs no further look.
-        self.leaf: frozenset[type] | None = None
-        constrained = (self.enum, self.pattern, self.format, self.minimum, self.maximum, self.min_length)
-        if self.type in _LEAF_TYPES and not self.int_or_string and all(c is None for c in constrained):
-            self.leaf = _LEAF_TYPES[self.type] if self.max_length is None else None
-        if self.embedded and meta is not None:
-            self.props = {**(self.props or {}), "metadata": meta}
+def as_json_number(value: float) -> int | float:
+    """A float as the API server sees it: an integer when it is integral and within int64 (see above)."""
+    if value.is_integer() and _INT64_MIN <= value < _INT64_END:
+        return int(value)
+    return value
 
 
 def show(value: Any) -> str:
@@ -142,11 +93,13 @@ def _key(value: Any) -> str:
 class Validator:
     """A compiled structural schema. `validate(instance)` -> findings with paths from the instance root."""
 
-    def __init__(self, schema: dict[str, Any], meta: Node | None = None) -> None:
-        """`meta`: the ObjectMeta node for the root's and every embedded resource's `metadata`."""
+    def __init__(self, schema: dict[str, Any], meta: Node | None = None, root_meta: Node | None = None) -> None:
+        """`meta`: the ObjectMeta node for every embedded resource's `metadata`, and the root's unless
+        `root_meta` is given (a resource's own metadata has rules of its own: transform.validate.objectmeta)."""
         self.root = Node(schema, meta)
-        if meta is not None and self.root.props is not None:
-            self.root.props["metadata"] = meta
+        root_meta = root_meta or meta
+        if root_meta is not None and self.root.props is not None:
+            self.root.props["metadata"] = root_meta
 
     @classmethod
     def of(cls, node: Node) -> Validator:
@@ -159,15 +112,59 @@ class Validator:
         self, instance: Any, *, partial: bool = False, unknown: Severity = Severity.WARNING, base: Path = ()
     ) -> list[Finding]:
         out: list[Finding] = []
-        _Walk(out, partial, unknown, base).check(self.root, instance, [])
+        walk = _Walk(out, partial, unknown, base)
+        walk.check(self.root, instance, [])
+        if walk.rules:
+            out += _rules(walk.rules, out)
         return out
 
 
+def _rules(pending: list[tuple[Node, Any, Path]], found: list[Finding]) -> list[Finding]:
+    """The CEL rules met on the walk: evaluated only when the schema found no blocking error."""
+    if any(f.code in _BLOCKING and f.severity is Severity.ERROR for f in found):
+        where = pending[0][2]
+        message = (
+            "x-kubernetes-validations rules were not checked because the object is invalid (as the API "
+            "server does): correct the errors above to have them checked"
+        )
+        return [info("schema.rules-unchecked", message, where)]
+    out: list[Finding] = []
+    for node, value, path in pending:
+        assert node.rules is not None
+        out += cel.check(node.rules, _cel_value(node, value), node.type or "object", path)
+    return out
+
+
+def _cel_value(node: Node | None, value: Any) -> Any:
+    """The value a rule sees: pruned as the API server prunes (unknown fields, nulls of non-nullable
+    fields), numbers as JSON carries them."""
+    if isinstance(value, float):
+        return as_json_number(value)
+    if isinstance(value, dict):
+        if node is None or node.preserve:
+            return {str(k): _cel_value(None, v) for k, v in value.items()}
+        out = {}
+        for key, item in value.items():
+            child = node.props.get(key) if node.props is not None else None
+            if child is None and isinstance(node.additional, Node):
+                child = node.additional
+            if child is None or (item is None and not child.nullable):
+                continue
+            out[key] = _cel_value(child, item)
+        return out
+    if isinstance(value, list):
+        return [_cel_value(node.items if node is not None else None, v) for v in value]
+    if isinstance(value, datetime.date):
+        return _timestamp_text(value)
+    return value
+
+
 class _Walk:
-    __slots__ = ("out", "partial", "unknown", "base")
+    __slots__ = ("out", "partial", "unknown", "base", "rules")
 
     def __init__(self, out: list[Finding], partial: bool, unknown: Severity, base: Path) -> None:
         self.out, self.partial, self.unknown, self.base = out, partial, unknown, base
+        self.rules: list[tuple[Node, Any, Path]] = []
 
     def path(self, path: list[Any], *more: Any) -> Path:
         return (*self.base, *path, *more)
@@ -175,6 +172,8 @@ class _Walk:
     def check(self, node: Node, value: Any, path: list[Any]) -> None:
         if isinstance(value, datetime.date):  # a YAML 1.1 timestamp: the API server reads the text
             value = _timestamp_text(value)
+        elif type(value) is float:
+            value = as_json_number(value)
         if value is None:
             if node.nullable:
                 return
@@ -191,11 +190,13 @@ class _Walk:
                     if node.pattern is not None
                     else error("schema.type", f"expected an integer or a string, got {show(value)}", self.path(path))
                 )
+                self._pruned(node, value, path)
                 return
         elif node.type is not None and not _type_ok(node.type, value):
             self.out.append(
                 error("schema.type", f"expected {self._expected(node)}, got {show(value)}", self.path(path))
             )
+            self._pruned(node, value, path)
             return
         if isinstance(value, dict):
             self._object(node, value, path)
@@ -205,6 +206,24 @@ class _Walk:
             self._scalar(node, value, path)
         if node.hook is not None:
             node.hook(value, self.path(path), self.out, self.partial)
+        if node.rules is not None:
+            self.rules.append((node, value, self.path(path)))
+
+    def _pruned(self, node: Node | None, value: Any, path: list[Any]) -> None:
+        """What pruning reports of a value of the wrong type: the keys of a mapping where the schema has
+        no properties, the keys of the mappings in a list where the schema has no items."""
+        if node is not None and node.preserve:
+            return
+        if isinstance(value, dict):
+            if node is not None and (node.props or node.additional is not None):
+                return  # an object schema: the type was right (only a null or a scalar reach here)
+            for key in value:
+                self._unknown(path, key if isinstance(key, str) else str(key))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                path.append(i)
+                self._pruned(node.items if node is not None else None, item, path)
+                path.pop()
 
     @staticmethod
     def _expected(node: Node) -> str:
@@ -217,15 +236,13 @@ class _Walk:
         if node.required and not self.partial:
             for name in node.required:
                 if value.get(name) is None and not (name in value and props and props[name].nullable):
-                    self.out.append(error("schema.required", f"required field missing: {name}", self.path(path)))
+                    where = self.path(path, name)  # the API server's path: the field, not its parent
+                    self.out.append(error("schema.required", f"required field missing: {name}", where))
         if node.embedded and not self.partial:
             for name in ("apiVersion", "kind"):
                 if not value.get(name):
-                    self.out.append(
-                        error(
-                            "schema.required", f"required field missing: {name} (an embedded object)", self.path(path)
-                        )
-                    )
+                    message = f"required field missing: {name} (an embedded object)"
+                    self.out.append(error("schema.required", message, self.path(path, name)))
         additional = node.additional
         for key, item in value.items():
             if not isinstance(key, str):
@@ -311,7 +328,7 @@ class _Walk:
             if node.min_length is not None and len(value) < node.min_length:
                 message = f"must be at least {node.min_length} characters long, got {len(value)}"
                 self.out.append(error("schema.minLength", message, self.path(path)))
-            if node.format == "date-time" and not _DATE_TIME.match(value):
+            if node.format == "date-time" and not _DATE_TIME.fullmatch(value):
                 message = f"{show(value)} is not a date-time (RFC 3339, e.g. 2024-01-02T15:04:05Z)"
                 self.out.append(error("schema.format", message, self.path(path)))
         elif not isinstance(value, bool) and isinstance(value, (int, float)):

@@ -148,11 +148,19 @@ def _topology(value: Any, target: releases.ReleaseInfo, path: tuple[Any, ...]) -
     return None
 
 
-def judge(obj: dict[str, Any], release: Release, *, strict: bool = False, partial: bool = False) -> list[Finding]:
+def judge(
+    obj: dict[str, Any],
+    release: Release,
+    *,
+    strict: bool = False,
+    partial: bool = False,
+    target_cdi: Release | None = None,
+) -> list[Finding]:
     """Everything wrong with one document, for its own version and for the target, one finding per fact:
     the schema and webhook findings (transform.validate.documents) and the target's. Commands choose only
     the severity."""
-    found = documents.validate_document(obj, partial=partial, strict=strict, target=release)
+    cdi = {} if target_cdi is None else {"target_cdi": target_cdi}
+    found = documents.validate_document(obj, partial=partial, strict=strict, target=release, **cdi)
     return with_target(found, target_findings(obj, release, fields=False))
 
 

@@ -126,7 +126,7 @@ class Planner:
         return [self._replace(node, new, flow)]
 
     def _scalar_edit(self, node: ScalarNode, new: Any, flow: bool) -> Edit:
-        start, end = node.start_mark.index, self.content_end(node)
+        start, end = self._after_properties(node.start_mark.index), self.content_end(node)
         text = self._scalar(new, node)
         span = self.text[start:end]
         alone = (
@@ -139,6 +139,16 @@ class Planner:
             and self.text[self.line_start(start) : start].rstrip().endswith((":", "-"))
         )
         return Edit(start, end, text, new) if alone else Edit(start, end, text)
+
+    def _after_properties(self, start: int) -> int:
+        """Where a node's value starts after its tag and anchor (`!custom &a value`): those stay as written."""
+        pos, text = start, self.text
+        while text[pos : pos + 1] in ("!", "&"):
+            while pos < len(text) and text[pos] not in " \t\r\n":
+                pos += 1
+            while pos < len(text) and text[pos] in " \t":
+                pos += 1
+        return pos
 
     def _literal_lines(self, node: ScalarNode, old: str, new: str) -> list[Edit] | None:
         """A `|` block whose change stays within lines (an inline kustomize patch): edit those lines

@@ -21,7 +21,14 @@ from contextlib import contextmanager
 from typing import Any
 
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import AliasEvent
+from ruamel.yaml.events import (
+    AliasEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from transform.yamltext import resolver, values
@@ -170,6 +177,48 @@ def read_scalar(text: str) -> Any:
     if root is None or not isinstance(root, ScalarNode):
         raise ParseError("not a single scalar")
     return values.to_value(root)[0]
+
+
+def block_entries(text: str, key: str) -> tuple[int, list[int], int] | None:
+    """Where the parser finds the top-level `key` of a one-document mapping and the entries of its block
+    sequence: (the key's offset, each entry's offset, the sequence's end), offsets into `text` as the
+    parser counts them; None when `text` does not read so (not YAML, an alias, a flow sequence, the key
+    twice, ...). Events only, no node: the whole text's structure for the price of its parse."""
+    loader = None
+    depth, at_key, want, in_seq = 0, True, False, False
+    found, entries, end = -1, [], -1
+    try:
+        _check_depth(text)
+        loader = _loader(text)
+        while loader.check_event():
+            e = loader.get_event()
+            if isinstance(e, AliasEvent):
+                return None
+            opens = isinstance(e, (MappingStartEvent, SequenceStartEvent))
+            if depth == 1 and (opens or isinstance(e, ScalarEvent)):
+                if at_key and isinstance(e, ScalarEvent) and e.value == key:
+                    if found >= 0:
+                        return None
+                    found, want = e.start_mark.index, True
+                elif not at_key and want:
+                    if not isinstance(e, SequenceStartEvent) or e.flow_style:
+                        return None
+                    in_seq, want = True, False
+                at_key = not at_key
+            elif in_seq and depth == 2 and (opens or isinstance(e, ScalarEvent)):
+                entries.append(e.start_mark.index)
+            if opens:
+                depth += 1
+            elif isinstance(e, (MappingEndEvent, SequenceEndEvent)):
+                depth -= 1
+                if in_seq and depth == 1:
+                    end, in_seq = e.start_mark.index, False
+    except (ParseError, YAMLError):
+        return None
+    finally:
+        if loader is not None:
+            _dispose(loader)
+    return (found, entries, end) if found >= 0 and end >= 0 else None
 
 
 def well_formed(text: str) -> bool:

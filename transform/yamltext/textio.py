@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import functools
 import re
 from dataclasses import dataclass
 
@@ -13,7 +14,10 @@ from transform.kubevirt import apis
 # from the table: `kubevirt.io/` is in every apiVersion, owner reference and label of a KubeVirt or
 # CDI group, `cdi.io/v1alpha1` is CDI 1.0's group; ControllerRevision finds instancetype revisions
 # (apps/v1) and VirtualMachine partial VM documents. Kustomizations are read whole.
-NEEDLES_STR = ("ControllerRevision", "VirtualMachine", *apis.needles())
+# Helm's release records: `helm.sh/release.v1` (a Secret's type) and `sh.helm.release.v1.` (the name
+# of both drivers' records) share `release.v1`; the record itself is base64 and names nothing.
+HELM_NEEDLE = "release.v1"
+NEEDLES_STR = ("ControllerRevision", "VirtualMachine", *apis.needles(), HELM_NEEDLE)
 NEEDLES = tuple(n.encode() for n in NEEDLES_STR)
 
 # Line breaks as YAML reads them: LF, CRLF and a lone CR. `(?<![^\r\n])` is "at the start of a line".
@@ -41,7 +45,55 @@ class Source:
 
 
 def is_candidate(data: bytes) -> bool:
-    return any(n in data for n in NEEDLES)
+    """Does `data` hold a marker, as its bytes or behind a YAML/JSON escape (`kubevirt\\x2eio`)?"""
+    return holds_bytes(data, NEEDLES_STR, NEEDLES)
+
+
+@functools.lru_cache(maxsize=8)
+def _encoded(needles: tuple[str, ...]) -> tuple[bytes, ...]:
+    return tuple(n.encode() for n in needles)
+
+
+def holds_bytes(data: bytes, needles: tuple[str, ...], encoded: tuple[bytes, ...] | None = None) -> bool:
+    """`holds` for bytes (`encoded`: the needles as bytes, when the caller has them)."""
+    if any(n in data for n in (encoded or _encoded(needles))):
+        return True
+    if b"\\" not in data or _HIDING_BYTES.search(data) is None:  # memchr, then one scan: most files stop here
+        return False
+    return any(n in unescaped(data.decode("latin-1")) for n in needles)
+
+
+# The escapes of YAML double-quoted scalars and JSON strings that can spell a marker's character (any
+# ASCII one), and YAML's escaped line break (the next line's indent dropped): where a marker could
+# hide from a byte search. Undone over the whole text, quoted or not: a superset, never a miss.
+_ESCAPE = re.compile(r"\\(?:x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(\r\n|\r|\n)[ \t]*|(.))", re.S)
+_HIDING = re.compile(r"\\[xuU/\r\n]")  # an escape that can spell a marker's character (a regex: 100x `in`)
+_HIDING_BYTES = re.compile(_HIDING.pattern.encode())
+_SIMPLE = {"/": "/", "\\": "\\", '"': '"', "t": "\t", " ": " ", "\t": "\t"}
+
+
+def unescaped(text: str) -> str:
+    """`text` with those escapes undone (an escaped character outside ASCII stays escaped)."""
+
+    def one(m: re.Match[str]) -> str:
+        code = m.group(1) or m.group(2) or m.group(3)
+        if code is not None:
+            n = int(code, 16)
+            return chr(n) if n < 0x80 else m.group()
+        if m.group(4) is not None:
+            return ""
+        return _SIMPLE.get(m.group(5), m.group())
+
+    return _ESCAPE.sub(one, text)
+
+
+def holds(text: str, needles: tuple[str, ...]) -> bool:
+    """Does a document's text hold one of `needles`, as written or behind an escape (`unescaped`)?"""
+    if any(n in text for n in needles):
+        return True
+    if "\\" not in text or _HIDING.search(text) is None:
+        return False
+    return any(n in unescaped(text) for n in needles)
 
 
 def check_text(data: bytes) -> None:

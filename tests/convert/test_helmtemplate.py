@@ -1,0 +1,128 @@
+"""Helm templates read as text: before/after tables of template snippets (hand-written expectations)."""
+
+from __future__ import annotations
+
+import pytest
+
+from transform.convert import helmtemplate
+from transform.kubevirt import apis
+
+T19 = apis.Targets((1, 9))
+
+REWRITE = [
+    pytest.param(
+        "{{- range .Values.vms }}\n---\napiVersion: kubevirt.io/v1alpha3  # old\nkind: VirtualMachine\n"
+        "metadata:\n  name: {{ .name }}\n{{- end }}\n",
+        "{{- range .Values.vms }}\n---\napiVersion: kubevirt.io/v1  # old\nkind: VirtualMachine\n"
+        "metadata:\n  name: {{ .name }}\n{{- end }}\n",
+        id="range-block",
+    ),
+    pytest.param(
+        "{{- if .Values.it }}\n  apiVersion: instancetype.kubevirt.io/v1alpha2\n  kind: VirtualMachineInstancetype\n"
+        "  spec: {{ toYaml .Values.spec | nindent 4 }}\n{{- end }}\n",
+        "{{- if .Values.it }}\n  apiVersion: instancetype.kubevirt.io/v1beta1\n  kind: VirtualMachineInstancetype\n"
+        "  spec: {{ toYaml .Values.spec | nindent 4 }}\n{{- end }}\n",
+        id="indented",
+    ),
+    pytest.param(
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nspec:\n  scaleTargetRef:\n"
+        '    apiVersion: "pool.kubevirt.io/v1alpha1"\n    kind: VirtualMachinePool\n    name: {{ .Release.Name }}\n',
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nspec:\n  scaleTargetRef:\n"
+        '    apiVersion: "pool.kubevirt.io/v1beta1"\n    kind: VirtualMachinePool\n    name: {{ .Release.Name }}\n',
+        id="hpa-scale-target",
+    ),
+    pytest.param(
+        "apiVersion: v1\nkind: Service\nmetadata:\n  ownerReferences:\n  - apiVersion: v1\n    kind: Pod\n"
+        "  - kind: VirtualMachine\n    apiVersion: kubevirt.io/v1alpha3\n    name: vm\n",
+        "apiVersion: v1\nkind: Service\nmetadata:\n  ownerReferences:\n  - apiVersion: v1\n    kind: Pod\n"
+        "  - kind: VirtualMachine\n    apiVersion: kubevirt.io/v1\n    name: vm\n",
+        id="owner-reference-kind-first",
+    ),
+    pytest.param(
+        "apiVersion: flavor.kubevirt.io/v1alpha1\nkind: VirtualMachineFlavor\nmetadata:\n  name: f\n",
+        "apiVersion: instancetype.kubevirt.io/v1beta1\nkind: VirtualMachineInstancetype\nmetadata:\n  name: f\n",
+        id="flavor-renames-kind",
+    ),
+    pytest.param(
+        "apiVersion: v1\r\nkind: List\r\nitems:\r\n- apiVersion: export.kubevirt.io/v1alpha1\r\n"
+        "  kind: VirtualMachineExport\r\n",
+        "apiVersion: v1\r\nkind: List\r\nitems:\r\n- apiVersion: export.kubevirt.io/v1\r\n"
+        "  kind: VirtualMachineExport\r\n",
+        id="crlf-list-item",
+    ),
+]
+
+NOOP = [
+    pytest.param("apiVersion: kubevirt.io/v1\nkind: VirtualMachine\n", id="current"),
+    pytest.param("apiVersion: apps/v1\nkind: Deployment\nspec: {{ .Values.x }}\n", id="foreign"),
+    pytest.param(
+        'apiVersion: {{ include "common.capabilities.deployment.apiVersion" . }}\nkind: Deployment\n',
+        id="templated-foreign-silent",
+    ),
+    pytest.param(
+        "apiVersion: v1\nkind: ConfigMap\ndata:\n  note: |\n    apiVersion: kubevirt.io/v1alpha3\n"
+        "    we moved away from it\n",
+        id="block-scalar-without-kind",
+    ),
+    pytest.param("apiVersion: instancetype.kubevirt.io/v1alpha2\nkind: VirtualMachineInstancetype\n", id="0.59"),
+]
+
+
+@pytest.mark.parametrize(("before", "after"), REWRITE)
+def test_rewrite(before: str, after: str) -> None:
+    done = helmtemplate.upgrade(before, T19)
+    assert done.text == after
+    assert done.upgraded == 1
+    assert all(f.line for f in done.findings)
+
+
+@pytest.mark.parametrize("text", NOOP)
+def test_noop(text: str) -> None:
+    targets = apis.Targets((0, 59)) if "v1alpha2" in text else T19
+    done = helmtemplate.upgrade(text, targets)
+    assert done.text == text
+    assert not [f for f in done.findings if f.severity.value != "info"]
+
+
+def test_templated_api_version_is_a_warning_with_its_line() -> None:
+    text = "---\napiVersion: {{ .Values.apiVersion }}\nkind: VirtualMachinePreference\n"
+    done = helmtemplate.upgrade(text, T19)
+    assert done.text == text
+    (f,) = done.findings
+    assert (f.severity.value, f.code, f.line) == ("warning", "helm.templated-apiversion", 2)
+    assert "instancetype.kubevirt.io/v1beta1" in f.message
+
+
+def test_revision_payload_in_a_template_is_left_with_a_warning() -> None:
+    text = (
+        "apiVersion: apps/v1\nkind: ControllerRevision\nmetadata:\n  name: r\n"
+        "data:\n  apiVersion: instancetype.kubevirt.io/v1alpha2\n  kind: VirtualMachineInstancetype\n"
+    )
+    done = helmtemplate.upgrade(text, T19)
+    assert done.text == text
+    assert [(f.code, f.line) for f in done.findings] == [("helm.revision-template", 2)]
+
+
+def test_kind_dependent_version_without_a_literal_kind_is_a_warning() -> None:
+    text = "apiVersion: cdi.kubevirt.io/v1alpha1\nkind: {{ .Values.kind }}\n"
+    done = helmtemplate.upgrade(text, apis.Targets((1, 9), (1, 56)))
+    assert done.text == text
+    assert [f.code for f in done.findings] == ["helm.kind-unknown"]
+
+
+def test_values_only_whole_api_versions_beside_a_kubevirt_kind() -> None:
+    text = (
+        "pool:\n  apiVersion: pool.kubevirt.io/v1alpha1\n  kind: VirtualMachinePool\n"
+        "other:\n  apiVersion: kubevirt.io/v1alpha3\n"  # no kind beside it: data, left alone
+        "legacy:\n  apiVersion: kubevirt.io/v1alpha1\n  kind: VirtualMachine\n"  # not upgradable: no word
+        "templated:\n  apiVersion: '{{ .Values.x }}'\n  kind: VirtualMachine\n"
+    )
+    done = helmtemplate.upgrade(text, T19, values=True)
+    assert done.text == text.replace("pool.kubevirt.io/v1alpha1", "pool.kubevirt.io/v1beta1")
+    assert [(f.code, f.line) for f in done.findings] == [("pool.upgraded", 2)]
+
+
+def test_second_run_changes_nothing() -> None:
+    for before, _after in (p.values for p in REWRITE):
+        once = helmtemplate.upgrade(before, T19).text
+        assert helmtemplate.upgrade(once, T19).text == once

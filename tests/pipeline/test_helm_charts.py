@@ -1,0 +1,124 @@
+"""Helm charts in a tree: templates and values read as text, end to end through the commands."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+from click.testing import CliRunner
+
+from transform.cli import main as main_module
+
+VM_TEMPLATE = """\
+{{- range .Values.vms }}
+---
+apiVersion: kubevirt.io/v1alpha3
+kind: VirtualMachine
+metadata:
+  name: {{ .name }}
+  labels:
+    {{- include "vms.labels" $ | nindent 4 }}
+spec:
+  instancetype:
+    kind: VirtualMachineClusterInstancetype
+    name: {{ .size | default "u1.small" }}
+{{- end }}
+"""
+HPA_TEMPLATE = """\
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: "{{ .Release.Name }}-pool"
+spec:
+  scaleTargetRef:
+    apiVersion: pool.kubevirt.io/v1alpha1
+    kind: VirtualMachinePool
+    name: "{{ .Release.Name }}-pool"
+"""
+# parses as YAML, but its name is no Kubernetes name until rendered: never validated as an object
+PARSES = """\
+apiVersion: instancetype.kubevirt.io/v1alpha2
+kind: VirtualMachineInstancetype
+metadata:
+  name: "{{ .Release.Name }}_small"
+spec:
+  cpu: {guest: 1}
+  memory: {guest: 1Gi}
+"""
+TEMPLATED = "apiVersion: {{ .Values.apiVersion }}\nkind: VirtualMachinePreference\nmetadata: {name: p}\n"
+HELPERS = '{{- define "vms.pool" -}}\napiVersion: pool.kubevirt.io/v1alpha1\nkind: VirtualMachinePool\n{{- end }}\n'
+VALUES = "vms: []\nextra:\n  apiVersion: kubevirt.io/v1alpha3\n  kind: VirtualMachine\nnote: kubevirt.io/v1alpha3\n"
+
+
+def cli(*args: str) -> tuple[int, str, str]:
+    r = CliRunner().invoke(main_module.cli, list(args))
+    if r.exception is not None and not isinstance(r.exception, SystemExit):
+        raise r.exception
+    return r.exit_code, r.stdout, r.stderr
+
+
+@pytest.fixture
+def chart(tmp_path: pathlib.Path) -> pathlib.Path:
+    c = tmp_path / "vms"
+    (c / "templates" / "pool").mkdir(parents=True)
+    (c / "Chart.yaml").write_text("apiVersion: v2\nname: vms\nversion: 0.1.0\n")
+    (c / "values.yaml").write_text(VALUES)
+    (c / "templates" / "vm.yaml").write_text(VM_TEMPLATE)
+    (c / "templates" / "pool" / "hpa.yaml").write_text(HPA_TEMPLATE)
+    (c / "templates" / "it.yaml").write_text(PARSES)
+    (c / "templates" / "pref.yaml").write_text(TEMPLATED)
+    (c / "templates" / "_helpers.tpl").write_text(HELPERS)
+    return c
+
+
+def test_check_reports_template_lines_and_fix_edits_one_line_each(chart: pathlib.Path) -> None:
+    code, out, _ = cli("check", str(chart))
+    assert code == 1
+    assert f"{chart}/templates/vm.yaml:3:13: info: would upgrade kubevirt.io/v1alpha3 -> kubevirt.io/v1" in out
+    assert f"{chart}/templates/pool/hpa.yaml:7:17: info:" in out
+    assert f"{chart}/templates/pref.yaml:1:13: warning:" in out and "[helm.templated-apiversion]" in out
+    assert "error" not in out.replace("0 errors", "")
+    code, _, _ = cli("fix", str(chart))
+    assert code == 1
+    t = chart / "templates"
+    assert (t / "vm.yaml").read_text() == VM_TEMPLATE.replace("kubevirt.io/v1alpha3", "kubevirt.io/v1")
+    assert (t / "pool" / "hpa.yaml").read_text() == HPA_TEMPLATE.replace("v1alpha1", "v1beta1")
+    assert (t / "it.yaml").read_text() == PARSES.replace("v1alpha2", "v1beta1")
+    assert (t / "_helpers.tpl").read_text() == HELPERS.replace("v1alpha1", "v1beta1")
+    assert (t / "pref.yaml").read_text() == TEMPLATED
+    assert (chart / "values.yaml").read_text() == VALUES.replace(
+        "apiVersion: kubevirt.io/v1alpha3", "apiVersion: kubevirt.io/v1"
+    )
+    code, out, _ = cli("check", str(chart))
+    assert code == 0, out
+
+
+def test_a_template_named_alone_is_a_template(chart: pathlib.Path) -> None:
+    """pre-commit passes file names: the chart is found from the file."""
+    code, out, _ = cli("diff", str(chart / "templates" / "vm.yaml"))
+    assert code == 1
+    assert "-apiVersion: kubevirt.io/v1alpha3\n+apiVersion: kubevirt.io/v1\n" in out
+
+
+def test_without_chart_yaml_a_template_keeps_the_error_and_hint(chart: pathlib.Path) -> None:
+    (chart / "Chart.yaml").unlink()
+    code, out, _ = cli("check", str(chart / "templates" / "vm.yaml"))
+    assert code == 3
+    assert "looks like a Helm or Jinja template" in out
+
+
+def test_validate_does_not_judge_templates(chart: pathlib.Path) -> None:
+    code, out, _ = cli("validate", str(chart / "templates"))
+    assert code == 0, out
+
+
+def test_scan_names_the_chart(chart: pathlib.Path) -> None:
+    code, out, _ = cli("scan", str(chart))
+    assert code == 1  # instancetype v1alpha2 is not served by 1.9: applying the chart as it is breaks
+    assert "chart vms" in out
+    assert f"{chart}/templates/pool/hpa.yaml:7" in out
+    code, out, _ = cli("scan", "--format", "json", str(chart))
+    kinds = {(g["kind"], g["apiVersion"]) for g in json.loads(out)["apis"]}
+    assert ("VirtualMachinePool", "pool.kubevirt.io/v1alpha1") in kinds
+    assert ("VirtualMachineInstancetype", "instancetype.kubevirt.io/v1alpha2") in kinds

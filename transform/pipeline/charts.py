@@ -1,0 +1,51 @@
+"""Helm charts on disk: which files of a chart are templates, which are values (a directory holding
+`Chart.yaml` is a chart; its `templates/` files and `*.tpl` are Go templates; `values*.yaml` beside
+`Chart.yaml` are data). Asked only of files that passed the pre-filter: a stat per directory, cached."""
+
+from __future__ import annotations
+
+import functools
+import os
+
+from transform.convert import helmtemplate
+from transform.kubevirt import apis
+from transform.model.settings import Settings
+from transform.pipeline.parts import Part
+from transform.yamltext import textio
+
+TEMPLATE, VALUES = "template", "values"
+
+
+@functools.lru_cache(maxsize=4096)
+def is_chart(directory: str) -> bool:
+    return os.path.isfile(os.path.join(directory, "Chart.yaml"))
+
+
+def role(path: str) -> tuple[str, str]:
+    """(TEMPLATE or VALUES or "", the chart's directory) of a file."""
+    name = os.path.basename(path)
+    parts = path.replace(os.sep, "/").split("/")
+    if "templates" not in parts[:-1] and not name.endswith(".tpl") and not name.startswith("values"):
+        return "", ""
+    here = os.path.dirname(os.path.abspath(path))
+    if name.startswith("values") and name.endswith((".yaml", ".yml")) and is_chart(here):
+        return VALUES, here
+    chart, below = here, ""
+    while True:
+        if (os.path.basename(below) == "templates" or name.endswith(".tpl")) and is_chart(chart):
+            return TEMPLATE, chart
+        parent = os.path.dirname(chart)
+        if parent == chart:
+            return "", ""
+        chart, below = parent, chart
+
+
+def chart_file(name: str, source: textio.Source, settings: Settings, role: str) -> Part:
+    """A chart's template or values file: its literal apiVersion lines, as text (`helmtemplate`)."""
+    part = Part()
+    done = helmtemplate.upgrade(source.text, apis.Targets(settings.target, settings.target_cdi), values=role == VALUES)
+    part.findings += [f.at(file=name) for f in done.findings]
+    if done.text != source.text:
+        part.pieces.append((0, len(source.text), done.text))
+        part.upgraded = done.upgraded
+    return part
