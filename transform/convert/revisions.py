@@ -109,9 +109,50 @@ class Upgrade:
     replace_data: bool  # the payload's shape changed: write `data` anew
 
 
+def _scalar_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "null" if value is None else str(value)
+
+
+def _check_decodable(doc: dict[str, Any], meta: dict[str, Any]) -> None:
+    """The ControllerRevision itself decoded as Kubernetes decodes an apps/v1 ControllerRevision.
+
+    ObjectMeta's labels and annotations are map[string]string and `revision` is an int64: a value of
+    another type (an unquoted `yes`, read as a YAML 1.1 boolean; `revision: "1"`) makes the API server
+    refuse the whole object, so such a revision is never written."""
+    for part in ("labels", "annotations"):
+        values = meta.get(part)
+        if not isinstance(values, dict):
+            continue
+        for key, value in values.items():
+            if isinstance(value, str) and isinstance(key, str):
+                continue
+            shown = _scalar_text(value)
+            raise RevisionError(
+                "revision.cr-undecodable",
+                f"the ControllerRevision cannot be decoded as Kubernetes decodes it: {part} are strings, but "
+                f"{key!r} has the {type(value).__name__ if value is not None else 'null'} value {shown} "
+                f"(YAML 1.1 reads an unquoted {shown} as a non-string); the API server refuses it: quote the "
+                f'{part[:-1]} value "{shown}"',
+                ("metadata", part, str(key)),
+            )
+    rev = doc.get("revision", 0)
+    integral = isinstance(rev, float) and rev.is_integer()
+    if rev is not None and (isinstance(rev, bool) or not isinstance(rev, int)) and not integral:
+        raise RevisionError(
+            "revision.cr-undecodable",
+            f"the ControllerRevision cannot be decoded as Kubernetes decodes it: revision must be an integer "
+            f"(Go int64), got {_scalar_text(rev)!r} ({type(rev).__name__}); the API server refuses it: write "
+            "revision as an unquoted whole number",
+            ("revision",),
+        )
+
+
 def upgrade_revision(doc: dict[str, Any], *, rename: bool = False, hints: Hints = Hints()) -> Upgrade | None:
     """The upgraded revision, or None when it is already current (or not ours). Raises RevisionError."""
     meta = as_map(doc.get("metadata"))
+    _check_decodable(doc, meta)
     labels = as_map(meta.get("labels"))
     data = doc.get("data")
     latest = latest_version()
