@@ -6,8 +6,8 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from transform import convert
-from transform.convert import apiversion, flavor, kustomize, modernize, objects, payloads, revisions
-from transform.convert.index import REF_PATHS, Index, namespace_of
+from transform.convert import apiversion, flavor, kustomize, modernize, objects, payloads, revisions, wronggroup
+from transform.convert.index import REF_PATHS, Index, is_kustomization_kind, namespace_of
 from transform.convert.kustomize import is_kustomization_file
 from transform.convert.outcome import Change, Outcome, object_ref
 from transform.kubevirt import apis, embedding, gojson, releases
@@ -72,7 +72,10 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
     before = len(out.findings)
     changes_before = len(out.changes)
     targets = apis.Targets(settings.target, settings.target_cdi)
-    if group in convert.GROUPS:
+    misplaced = wronggroup.misplaced(api, kind, targets) if not embedding.is_list(obj) else None
+    if misplaced is not None:
+        wronggroup.apply(out, path, misplaced, target_patch=index.is_target_patch(file) and len(path) <= 2)
+    elif group in convert.GROUPS:
         _object(out, path, obj, str(api), str(kind), settings, index, file)
     elif group is not None and isinstance(kind, str) and not embedding.is_list(obj):
         objects.api_object(out, path, obj, str(api), kind, targets)
@@ -81,7 +84,7 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
     elif kind == "VirtualMachine" and group == "kubevirt.io":
         _vm(out, path, obj, path, index)
         objects.vm_extras(out, path, settings.modernize, targets)
-    elif (kind == "Kustomization" and str(api).startswith("kustomize.config.k8s.io/")) or (
+    elif (is_kustomization_kind(obj) and api is not None) or (
         kind is None and api is None and not path and is_kustomization_file(file)
     ):
         _kustomization(out, path, obj, targets, partial=file in index.partial_kustomizations)
@@ -92,7 +95,12 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
     elif kind == "VirtualMachinePool" and group == "pool.kubevirt.io":
         objects.pool_extras(out, path, targets)
     objects.references(out, path, settings.drop_server_fields, targets)
-    if group is not None and group not in convert.GROUPS and (not path or path[0] == "items") and len(path) <= 2:
+    if (
+        misplaced is None
+        and group not in (None, *convert.GROUPS)
+        and (not path or path[0] == "items")
+        and len(path) <= 2
+    ):
         _whole_object(out, path, obj, settings, file in index.patch_files, out.changes[changes_before:])
     if embedding.in_template(path):
         out.findings[before:] = embedding.substituted(out.findings[before:], obj)
