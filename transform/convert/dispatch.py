@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from transform import convert
 from transform.convert import apiversion, flavor, kustomize, modernize, objects, payloads, revisions, wronggroup
-from transform.convert.index import REF_PATHS, Index, is_kustomization_kind, namespace_of
+from transform.convert.index import REF_PATHS, Index, is_kustomization_kind, namespace_of, own_file
 from transform.convert.kustomize import is_kustomization_file
 from transform.convert.outcome import Change, Outcome, object_ref
 from transform.kubevirt import apis, embedding, gojson, releases
@@ -34,8 +34,9 @@ def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str 
                 )
             )
         return out
+    file = own_file(value, file)  # a ResourceList's item (or, read whole, its items): their own files
     for path, obj in embedding.walk(value):
-        _visit(out, path, obj, settings, index, file)
+        _visit(out, path, obj, settings, index, own_file(obj, file) if path[:1] == ("items",) else file)
     return out
 
 

@@ -83,6 +83,7 @@ class Index:
                 rkey = (ns, release)
                 self.helm_deployed[rkey] = max(version, self.helm_deployed.get(rkey, version))
         elif is_kustomization_kind(doc) or (kind is None and doc.get("apiVersion") is None):
+            base = own_file(doc, base)  # an item of a ResourceList: its file
             if kind is not None or _is_kustomization(base):  # by its file name
                 self._add_kustomization(doc, base)
                 if where:  # the patches by absolute path too: a `../` path out of the input's root
@@ -219,6 +220,23 @@ def _remote(resource: str) -> bool:
 def _is_kustomization(name: str) -> bool:
 
     return is_kustomization_file(name)
+
+
+PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
+
+
+def own_file(doc: Any, name: str) -> str:
+    """The file a document came from: `name`, or for an item of a ResourceList (`<ResourceList>`: kpt,
+    kustomize functions) the file its orchestrator's path annotation names (kustomizations name their
+    patches relative to it)."""
+    if not name.startswith("<") or not isinstance(doc, dict):
+        return name
+    meta = doc.get("metadata")
+    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    if not isinstance(annotations, dict):
+        return name
+    path = next((str(annotations[k]) for k in PATH_ANNOTATIONS if annotations.get(k) not in (None, "")), "")
+    return path or name
 
 
 def is_kustomization_kind(doc: dict[str, Any]) -> bool:
