@@ -14,6 +14,7 @@ from transform.convert.index import Index
 from transform.model.settings import Settings
 from transform.pipeline.onefile import upgrade_file
 
+NEW = "instancetype.kubevirt.io/v1beta1"
 CM_PATCH = """\
 resources: [cm.yaml]
 patches:
@@ -162,3 +163,28 @@ def test_a_wrong_group_in_a_patch_without_target_is_an_error() -> None:
     assert "kind VirtualMachineClusterInstancetype belongs to instancetype.kubevirt.io; kubevirt.io/v1alpha2" in (
         f.message
     )
+
+
+OPS_FILE = """\
+- op: add
+  path: /metadata/labels/instancetype.kubevirt.io~1vendor
+  value: "see instancetype.kubevirt.io/v1alpha1"
+- op: add
+  path: /objects/-
+  value:
+    apiVersion: instancetype.kubevirt.io/v1alpha1   # keep
+    kind: VirtualMachineInstancetype
+    metadata: {name: x}
+"""
+
+
+def test_a_json6902_patch_file_is_a_patch_not_an_error() -> None:
+    """A kustomization's JSON6902 patch file is an op list, not "a list, not a Kubernetes object": only a
+    value that is a whole KubeVirt object changes (its apiVersion line)."""
+    index = Index()
+    index.patch_files.add("ops.yaml")
+    r = upgrade_file("ops.yaml", OPS_FILE.encode(), Settings(), index)
+    assert not r.failed, [str(f) for f in r.findings]
+    assert r.new_text == OPS_FILE.replace("apiVersion: instancetype.kubevirt.io/v1alpha1", "apiVersion: " + NEW)
+    alone = upgrade_file("ops.yaml", OPS_FILE.encode(), Settings(), Index())  # not listed: not a manifest
+    assert alone.failed and {f.code for f in alone.findings} == {"input.not-an-object"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from transform import convert
@@ -25,7 +26,9 @@ __all__ = ["Change", "Outcome", "preload", "upgrade_document"]
 def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str = "") -> Outcome:
     out = Outcome(value)  # copied on the first change only: most documents need none
     if not isinstance(value, dict):
-        if value is not None:
+        if isinstance(value, list) and file in index.patch_files:  # a JSON6902 patch file
+            kustomize.json6902_file(out, value, apis.Targets(settings.target, settings.target_cdi))
+        elif value is not None:
             out.findings.append(
                 error(
                     "input.not-an-object",
@@ -124,7 +127,7 @@ def _whole_object(
     found, carried = _input_findings(obj, settings, partial)
     out.findings.extend(found)
     for change in mine:
-        change.check = lambda o: [f for f in _check_upgraded(o, settings, partial) if (f.code, f.path) not in carried]
+        change.check = _introduced(settings, partial, carried)
 
 
 def _resource(obj: dict[str, Any]) -> dict[str, Any]:
@@ -165,14 +168,7 @@ def _object(
                     out.set(path, new)
                     partial = file in index.patch_files
                     carried = _input_findings(obj, settings, partial)[1]  # reported by _check_current
-                    out.changes.append(
-                        Change(
-                            path,
-                            check=lambda o: [
-                                f for f in _check_upgraded(o, settings, partial) if (f.code, f.path) not in carried
-                            ],
-                        )
-                    )
+                    out.changes.append(Change(path, check=_introduced(settings, partial, carried)))
             return
         group, _, version = api.partition("/")
         if kind.endswith("List"):
@@ -208,12 +204,7 @@ def _object(
     out.findings.extend(found)
     note = f"{api} -> {new_api}" + (f" ({kind} -> {new_kind})" if new_kind != kind else "")
     out.findings.append(info("upgraded", f"upgraded {note}", ("apiVersion",)))
-    out.changes.append(
-        Change(
-            path,
-            check=lambda o: [f for f in _check_upgraded(o, settings, partial) if (f.code, f.path) not in carried],
-        )
-    )
+    out.changes.append(Change(path, check=_introduced(settings, partial, carried)))
 
 
 def _input_findings(
@@ -246,6 +237,11 @@ def _input_finding(f: Finding, settings: Settings) -> Finding:
     if f.severity is Severity.ERROR:
         return f.at(severity=Severity.WARNING, message=f"input: {f.message}")
     return f
+
+
+def _introduced(settings: Settings, partial: bool, carried: set[tuple[str, Path]]) -> Callable[[Any], list[Finding]]:
+    """The check of an upgraded object: the problems the upgrade introduced (not those `carried` over)."""
+    return lambda o: [f for f in _check_upgraded(o, settings, partial) if (f.code, f.path) not in carried]
 
 
 def _check_upgraded(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
@@ -364,7 +360,6 @@ def _check_revision(obj: dict[str, Any], settings: Settings) -> list[Finding]:
 
 
 def _kustomization(out: Outcome, path: Path, obj: dict[str, Any], targets: apis.Targets, *, partial: bool) -> None:
-
     result = kustomize.upgrade_kustomization(obj, targets, partial=partial)
     if result is None:
         return

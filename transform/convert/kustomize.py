@@ -22,6 +22,7 @@ from typing import Any
 
 from transform.convert import GROUPS, LATEST, apiversion, upgrade_kind
 from transform.convert import kustomize_inline as inline
+from transform.convert.outcome import Outcome
 from transform.kubevirt import apis
 from transform.model.findings import Finding, error, info, warning
 
@@ -102,6 +103,11 @@ def upgrade_kustomization(
     if not findings:
         return None
     return new, findings
+
+
+def json6902_file(out: Outcome, ops: list[Any], targets: apis.Targets) -> None:
+    """A JSON6902 patch file that a kustomization lists: its ops' whole-object values."""
+    inline.upgrade_ops(out, ops, targets)
 
 
 def _target(target: dict[str, Any], path: Path, targets: apis.Targets, partial: bool = False) -> list[Finding]:

@@ -25,6 +25,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from transform import convert
 from transform.convert import apiversion, wronggroup
+from transform.convert.outcome import Change, Outcome
 from transform.kubevirt import apis
 from transform.model.findings import Finding, info, warning
 from transform.yamltext import emit, textio, values
@@ -86,8 +87,9 @@ def upgrade_inline(text: str, where: Patch, targets: apis.Targets) -> tuple[str,
         if doc is None or root is None:
             continue
         line0 = text.count("\n", 0, chunk.start)
-        for obj, node in _objects(doc.value, root):
-            found += _object(obj, node, (chunk.start, line0), where, targets, edits)
+        for obj, node, own in _objects(doc.value, root):
+            at = where if own else Patch(where.path, False, where.partial)
+            found += _object(obj, node, (chunk.start, line0), at, targets, edits)
     if not edits:
         return text, found
     out, pos = [], 0
@@ -97,17 +99,47 @@ def upgrade_inline(text: str, where: Patch, targets: apis.Targets) -> tuple[str,
     return "".join(out) + text[pos:], found
 
 
-def _objects(value: Any, root: Node) -> list[tuple[dict[str, Any], MappingNode]]:
-    """The patch object (a strategic-merge document), or each JSON6902 op's whole-object `value`."""
+def _objects(value: Any, root: Node) -> list[tuple[dict[str, Any], MappingNode, bool]]:
+    """The patch object (a strategic-merge document), or each JSON6902 op's whole-object `value` (which
+    kustomize writes into the resource as it is: its group/version/kind always count): (object, node,
+    is the patch object)."""
     if isinstance(value, dict) and isinstance(root, MappingNode):
-        return [(value, root)]
-    out: list[tuple[dict[str, Any], MappingNode]] = []
+        return [(value, root, True)]
+    out: list[tuple[dict[str, Any], MappingNode, bool]] = []
     if isinstance(value, list) and isinstance(root, SequenceNode):
         for op, item in zip(value, root.value, strict=False):
             node = _value_node(item, "value") if isinstance(op, dict) else None
             if isinstance(op.get("value") if isinstance(op, dict) else None, dict) and isinstance(node, MappingNode):
-                out.append((op["value"], node))
+                out.append((op["value"], node, False))
     return out
+
+
+def upgrade_ops(out: Outcome, ops: list[Any], targets: apis.Targets) -> None:
+    """A JSON6902 patch file (an op list, listed by a kustomization): each op's `value` that is a whole
+    KubeVirt object gets the file rules' apiVersion and kind."""
+    for i, op in enumerate(ops):
+        value = op.get("value") if isinstance(op, dict) else None
+        api, kind = (value.get("apiVersion"), value.get("kind")) if isinstance(value, dict) else (None, None)
+        rule = (
+            object_gvk(api, kind, targets, targeted=False) if isinstance(api, str) and isinstance(kind, str) else None
+        )
+        if rule is None:
+            continue
+        new_api, new_kind, found = rule
+        out.findings += [f.at(path=(i, "value") + f.path) for f in found]
+        if (new_api, new_kind) != (api, kind):
+            out.set((i, "value", "apiVersion"), new_api)
+            if new_kind != kind:
+                out.set((i, "value", "kind"), new_kind)
+            out.changes.append(Change((i, "value"), upgraded=True))
+            note = f"{api} -> {new_api}" + (f" ({kind} -> {new_kind})" if new_kind != kind else "")
+            out.findings.append(info(_code(str(api), str(kind)), f"JSON6902 value: {note}", (i, "value", "apiVersion")))
+
+
+def _code(api: str, kind: str) -> str:
+    row = apis.find(api, kind)
+    family = row.family if row is not None else "instancetype"
+    return "kustomize.inline-patch" if family == "instancetype" else f"{family}.kustomize-inline-patch"
 
 
 def _value_node(node: Node, key: str) -> Node | None:
@@ -165,11 +197,8 @@ def _object(
             )
         )
     edits += planned
-    row = apis.find(api, kind)
-    family = row.family if row is not None else "instancetype"
-    code = "kustomize.inline-patch" if family == "instancetype" else f"{family}.kustomize-inline-patch"
     note = f"{api} -> {new_api}" + (f" ({kind} -> {new_kind})" if new_kind != kind else "")
-    return [*found, info(code, f"inline patch: {note} (line {line} of the patch)", where.path)]
+    return [*found, info(_code(api, kind), f"inline patch: {note} (line {line} of the patch)", where.path)]
 
 
 _STYLE = emit.Style()
