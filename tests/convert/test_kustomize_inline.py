@@ -102,8 +102,17 @@ patchesStrategicMerge:
   kind: VirtualMachinePreference
   metadata: {name: p}
 """
+TAGGED = """\
+resources: [it.yaml]
+patches:
+- target: {kind: VirtualMachineInstancetype}
+  patch: |-
+    apiVersion: !!str instancetype.kubevirt.io/v1alpha1  # tagged
+    kind: VirtualMachineInstancetype
+"""
 
 ROWS: list[tuple[str, str | None, set[str]]] = [
+    (TAGGED, TAGGED.replace("v1alpha1", "v1beta1"), {"kustomize.inline-patch"}),  # the tag stays
     (CM_PATCH, None, set()),
     (
         FLAVOR_PATCH,

@@ -89,7 +89,7 @@ def upgrade_inline(text: str, where: Patch, targets: apis.Targets) -> tuple[str,
         line0 = text.count("\n", 0, chunk.start)
         for obj, node, own in _objects(doc.value, root):
             at = where if own else Patch(where.path, False, where.partial)
-            found += _object(obj, node, (chunk.start, line0), at, targets, edits)
+            found += _object(obj, node, (chunk.start, line0), body, at, targets, edits)
     if not edits:
         return text, found
     out, pos = [], 0
@@ -142,6 +142,15 @@ def _code(api: str, kind: str) -> str:
     return "kustomize.inline-patch" if family == "instancetype" else f"{family}.kustomize-inline-patch"
 
 
+def _after_tag(text: str, pos: int) -> int:
+    while text[pos : pos + 1] == "!":
+        while pos < len(text) and text[pos] not in " \t\r\n":
+            pos += 1
+        while pos < len(text) and text[pos] in " \t":
+            pos += 1
+    return pos
+
+
 def _value_node(node: Node, key: str) -> Node | None:
     if not isinstance(node, MappingNode):
         return None
@@ -153,6 +162,7 @@ def _object(
     obj: dict[str, Any],
     node: MappingNode,
     at: tuple[int, int],
+    body: str,
     where: Patch,
     targets: apis.Targets,
     edits: list[tuple[int, int, str]],
@@ -189,12 +199,9 @@ def _object(
                 "scalar over lines): write it as a plain value and run again"
             )
             return [*found, warning("kustomize.inline-patch-unparsable", message, where.path)]
+        start = _after_tag(body, scalar.start_mark.index)  # a tag (`!!str`) stays as written
         planned.append(
-            (
-                offset + scalar.start_mark.index,
-                offset + scalar.end_mark.index,
-                emit.scalar(value, _STYLE, emit.quote_of(scalar)),
-            )
+            (offset + start, offset + scalar.end_mark.index, emit.scalar(value, _STYLE, emit.quote_of(scalar)))
         )
     edits += planned
     note = f"{api} -> {new_api}" + (f" ({kind} -> {new_kind})" if new_kind != kind else "")
