@@ -18,13 +18,14 @@ kept in files (`path:`) are documents upgraded as such, read as partial objects 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transform.convert import GROUPS, LATEST, apiversion, upgrade_kind
-from transform.convert import kustomize_inline as inline
-from transform.convert.outcome import Outcome
 from transform.kubevirt import apis
 from transform.model.findings import Finding, error, info, warning
+
+if TYPE_CHECKING:
+    from transform.convert.outcome import Outcome
 
 Path = tuple[Any, ...]
 
@@ -67,6 +68,9 @@ def upgrade_kustomization(
     `version` is dropped (kustomize then matches any version of the group and kind) rather than
     upgraded; a target that would change group or kind (flavor) is left as it is, with a warning.
     """
+    # lazy: start-up: the parsing stack (pipeline reads is_kustomization_file from here)
+    from transform.convert import kustomize_inline as inline
+
     targets = targets or apis.Targets(apis.LATEST_KUBEVIRT)
     new = copy.deepcopy(obj)
     findings: list[Finding] = [
@@ -107,6 +111,9 @@ def upgrade_kustomization(
 
 def json6902_file(out: Outcome, ops: list[Any], targets: apis.Targets) -> None:
     """A JSON6902 patch file that a kustomization lists: its ops' whole-object values."""
+    # lazy: start-up: the parsing stack (pipeline reads is_kustomization_file from here)
+    from transform.convert import kustomize_inline as inline
+
     inline.upgrade_ops(out, ops, targets)
 
 
