@@ -8,8 +8,12 @@ group it belongs to, and the apiVersion `fix` writes for it on KubeVirt 1.9 / CD
 
 from __future__ import annotations
 
-import pytest
+import pathlib
 
+import pytest
+from click.testing import CliRunner
+
+from transform.cli.main import cli
 from transform.convert.index import Index
 from transform.model.settings import Settings
 from transform.pipeline.onefile import upgrade_file
@@ -66,3 +70,13 @@ def test_a_kind_its_group_has_is_not_called_misplaced(api: str, kind: str) -> No
     text = f"apiVersion: {api}\nkind: {kind}\nmetadata:\n  name: x\n"
     r = upgrade_file("obj.yaml", text.encode(), Settings(), Index())
     assert "input.wrong-group" not in {f.code for f in r.findings}
+
+
+def test_scan_names_the_group_too(tmp_path: pathlib.Path) -> None:
+    text = "apiVersion: kubevirt.io/v1alpha2\nkind: VirtualMachineClusterInstancetype\nmetadata:\n  name: m\n"
+    (tmp_path / "m.yaml").write_text(text)
+    result = CliRunner().invoke(cli, ["scan", str(tmp_path)])
+    assert "kind VirtualMachineClusterInstancetype belongs to instancetype.kubevirt.io; kubevirt.io/v1alpha2" in (
+        result.stdout
+    )
+    assert "2018" not in result.stdout

@@ -80,7 +80,8 @@ def finding(m: Misplaced, *, target_patch: bool) -> Finding:
         "input.wrong-group",
         f"{m.message}: no API server takes this object; did you mean apiVersion: {m.new_api}"
         + (f" with kind: {m.new_kind}" if m.new_kind != m.kind else "")
-        + "? (a kustomize patch applied by `target` is upgraded: list it in its kustomization among the inputs)",
+        + "? (if it is a kustomize patch applied by `target`, `fix` on the tree holding its kustomization "
+        "upgrades it)",
         ("apiVersion",),
     )
 
