@@ -306,3 +306,26 @@ def test_a_wrong_group_outside_a_target_patch_is_an_error(
     )
     assert "did you mean apiVersion: instancetype.kubevirt.io/v1beta1?" in out and "2018" not in out
     assert path.read_text() == text
+
+
+def test_a_patch_without_target_of_a_remote_resource_keeps_its_version(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The CDI operator CR comes from a release URL (it stays as it is): its strategic-merge patches, in a
+    file or inline, must keep matching it by group/version/kind, so they are left with a warning."""
+    root = tmp_path / "cdi"
+    root.mkdir()
+    kustomization = (
+        "resources:\n- https://github.com/kubevirt/containerized-data-importer/releases/download/v1.57.0/cdi-cr.yaml\n"
+        "patchesStrategicMerge:\n- cr-patch.yaml\n- |-\n  apiVersion: instancetype.kubevirt.io/v1alpha2\n"
+        "  kind: VirtualMachineClusterPreference\n  metadata: {name: p}\n"
+    )
+    patch = (
+        "apiVersion: instancetype.kubevirt.io/v1alpha2\nkind: VirtualMachineClusterInstancetype\nmetadata:\n  name: m\n"
+    )
+    (root / "kustomization.yaml").write_text(kustomization)
+    (root / "cr-patch.yaml").write_text(patch)
+    assert main(["fix", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("[kustomize.partial-tree]") == 2, out
+    assert (root / "kustomization.yaml").read_text() == kustomization and (root / "cr-patch.yaml").read_text() == patch

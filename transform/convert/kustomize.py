@@ -117,6 +117,23 @@ def json6902_file(out: Outcome, ops: list[Any], targets: apis.Targets) -> None:
     inline.upgrade_ops(out, ops, targets)
 
 
+def pinned_patch(api: str, kind: str, targets: apis.Targets) -> list[Finding]:
+    """A patch file without `target` of a kustomization whose resources are not all among the inputs:
+    kept at its version (the resource it patches may stay at its own), said when the rules would move it."""
+    # lazy: start-up: the parsing stack (pipeline reads is_kustomization_file from here)
+    from transform.convert import kustomize_inline as inline
+
+    rule = inline.object_gvk(api, kind, targets, targeted=False)
+    if rule is None or rule[:2] == (api, kind):
+        return rule[2] if rule is not None else []
+    message = (
+        f"patch {api} {kind} left as it is: a patch without `target` matches its resource by group, version "
+        "and kind, and the resources of its kustomization are not all among the inputs (a remote one?), so "
+        f"they may stay at {api}; upgrade the whole tree at once (or give the patch a target)"
+    )
+    return [warning("kustomize.partial-tree", message, ("apiVersion",))]
+
+
 def _target(target: dict[str, Any], path: Path, targets: apis.Targets, partial: bool = False) -> list[Finding]:
     group, version, kind = target.get("group"), target.get("version"), target.get("kind")
     if not isinstance(version, str):

@@ -212,6 +212,8 @@ def _patch_names(index: Index, items: list[Item]) -> None:
     for item in items:
         rel = item.input.rel if item.input and item.input.root else item.name
         for key in (rel.replace(os.sep, "/"), os.path.abspath(item.name).replace(os.sep, "/")):
-            for names in (index.patch_files, index.target_patch_files, index.untargeted_patch_files):
+            for names in (index.patch_files, index.target_patch_files):
                 if key in names:
                     names.add(item.name)
+            if key in index.untargeted_patch_files:
+                index.untargeted_patch_files.setdefault(item.name, set()).update(index.untargeted_patch_files[key])
