@@ -21,8 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-
 from transform import convert
 from transform.convert import apiversion, wronggroup
 from transform.convert.outcome import Change, Outcome
@@ -30,6 +28,7 @@ from transform.kubevirt import apis
 from transform.model.findings import Finding, info, warning
 from transform.yamltext import emit, textio, values
 from transform.yamltext import nodes as yamlnodes
+from transform.yamltext.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 Path = tuple[Any, ...]
 
