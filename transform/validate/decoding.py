@@ -160,7 +160,8 @@ def _decode_wrapper(data: dict[str, Any]) -> Decoded:
     raw = data["spec"]
     try:
         payload = base64.b64decode(re.sub(r"[\r\n]", "", raw), validate=True)
-        spec = loads_json(payload, unique_keys=True)  # sigs.k8s.io/json's strict decoding refuses duplicate keys
+        # sigs.k8s.io/json reads the text itself: duplicate keys refused, numbers as written (no float between)
+        spec = loads_json(payload, unique_keys=True, exact=True)
     except PayloadError as exc:
         raise RevisionError(
             "revision.payload-limit",
