@@ -14,8 +14,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from transform import convert
-from transform.convert.payloads import LABEL, NAMESPACED_KIND, Decoded, RevisionError, decode, owner
-from transform.validate.decoding import skipped_by_label
+from transform.convert.payloads import (
+    LABEL,
+    NAMESPACED_KIND,
+    Decoded,
+    RevisionError,
+    decode,
+    owner,
+    skipped_by_label,
+)
 from transform.kubevirt import gojson, releases
 from transform.kubevirt.names import UUID, name_problem
 from transform.model.findings import Finding, info, warning
