@@ -82,6 +82,7 @@ def _kubevirt_document(
         api_version,
         kind,
         target,
+        target_cdi,
     )
     family = releases.family_of(kind)
     if api_version.startswith(f"{releases.GROUP}/") and family is not None:
