@@ -100,6 +100,10 @@ def test_krm_function_config_reads_the_same_target_parser() -> None:
     assert settings.target == (1, 7) and not found
     settings, found = krm.options({"kind": "ConfigMap", "data": {"target-kubevirt": "banana"}}, Settings())
     assert found and "not a KubeVirt release" in found[0].message
+    settings, found = krm.options({"kind": "ConfigMap", "data": {"target-cdi": "1.70"}}, Settings())
+    assert settings.target_cdi == (1, 66)
+    assert [(f.severity.value, f.code) for f in found] == [("info", "krm.config")]
+    assert "CDI 1.70 is newer than the newest release this tool knows (1.66)" in found[0].message
 
 
 def test_krm_function_config_keeps_every_other_setting() -> None:
