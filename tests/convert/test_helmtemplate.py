@@ -143,6 +143,26 @@ def test_values_only_whole_api_versions_beside_a_kubevirt_kind() -> None:
     assert [(f.code, f.line) for f in done.findings] == [("pool.upgraded", 2)]
 
 
+def test_values_flow_mappings_are_read_like_block_ones() -> None:
+    """`extraObjects` as Bitnami-style charts take them: one-line flow items are whole objects of a values file
+    (the object rule: a flavor's kind is renamed on the same line), CRLF kept; no kind or a templated value: data."""
+    text = (
+        "extraObjects:\r\n"
+        "  - {apiVersion: pool.kubevirt.io/v1alpha1, kind: VirtualMachinePool, metadata: {name: p}}\r\n"
+        "  - {kind: VirtualMachineFlavor, metadata: {name: f}, apiVersion: 'flavor.kubevirt.io/v1alpha1'}\r\n"
+        "  - {apiVersion: kubevirt.io/v1alpha3, name: 'no kind, data'}\r\n"
+        "  - {apiVersion: '{{ .Values.x }}', kind: VirtualMachine}\r\n"
+    )
+    done = helmtemplate.upgrade(text, T19, values=True)
+    assert done.text == text.replace("pool.kubevirt.io/v1alpha1", "pool.kubevirt.io/v1beta1").replace(
+        "kind: VirtualMachineFlavor, metadata: {name: f}, apiVersion: 'flavor.kubevirt.io/v1alpha1'",
+        "kind: VirtualMachineInstancetype, metadata: {name: f}, apiVersion: 'instancetype.kubevirt.io/v1beta1'",
+    )
+    assert [(f.code, f.line) for f in done.findings] == [("pool.upgraded", 2), ("instancetype.upgraded", 3)]
+    assert done.upgraded == 2
+    assert helmtemplate.upgrade(done.text, T19, values=True).text == done.text
+
+
 def test_second_run_changes_nothing() -> None:
     for before, _after in (p.values for p in REWRITE):
         once = helmtemplate.upgrade(before, T19).text

@@ -179,8 +179,8 @@ def upgrade(text: str, targets: apis.Targets, *, values: bool = False) -> Result
         for i in doc:
             if lines[i].key == "apiVersion":
                 _api_version(out, edits, lines, i, top, targets, values)
-            elif not values:
-                _flow_reference(out, edits, raw, lines[i], targets)
+            else:
+                _flow_reference(out, edits, raw, lines[i], targets, values)
     if edits:
         for n, (a, b, new) in edits.items():
             raw[n] = raw[n][:a] + new + raw[n][b:]
@@ -289,9 +289,10 @@ def _flow_entries(text: str, start: int) -> list[tuple[str, int, int]] | None:
 
 
 def _flow_reference(
-    out: Result, edits: dict[int, tuple[int, int, str]], raw: list[str], ln: Line, targets: apis.Targets
+    out: Result, edits: dict[int, tuple[int, int, str]], raw: list[str], ln: Line, targets: apis.Targets, values: bool
 ) -> None:
-    """A reference written as a one-line flow mapping: `{apiVersion: <old>, kind: <KubeVirt kind>, ...}`."""
+    """A one-line flow mapping `{apiVersion: <old>, kind: <KubeVirt kind>, ...}`: a reference in a template
+    (the reference rule), a whole apiVersion of a KubeVirt kind in a values file (the object rule, as there)."""
     text = raw[ln.number].rstrip("\r")
     start = ln.value_at + len(ln.value) - len(ln.value.lstrip(" \t")) if ln.key is not None else ln.key_col
     if not text.startswith("{", start) or text.startswith("{{", start) or "apiVersion" not in text:
@@ -308,20 +309,34 @@ def _flow_reference(
     where: dict[str, Any] = {"line": ln.number + 1, "column": api_at[0] + lead + 1}
     lit = _literal(value_text)
     if lit is None:
-        if "{{" in value_text:
+        if "{{" in value_text and not values:
             flat = Line(ln.number, 0, 0, "apiVersion", False, value_text, api_at[0])
             _templated(out, flat, kind[0], targets, where)
         return
     value, a, b = lit
     if apis.group_of(value) is None:
         return
+    where["column"] = api_at[0] + a + 1
     out.uses.append((ln.number + 1, value, kind[0]))
-    new = apiversion.reference_rule(value, kind[0], targets)[0]
+    if values:
+        rule = apiversion.object_rule(value, kind[0], targets)
+        if rule is None:
+            return
+        new, new_kind, found = rule
+        found = [f for f in found if new is not None and f.code.endswith(".upgraded")]
+    else:
+        new, new_kind, found = apiversion.reference_rule(value, kind[0], targets)[0], kind[0], []
+    out.findings += [f.at(path=(), **where) for f in found]
     if new is None or new == value:
         return
-    where["column"] = api_at[0] + a + 1
-    out.findings.append(info("helm.upgraded", f"{kind[0]} reference: upgraded {value} -> {new}", **where))
-    edits[ln.number] = (api_at[0] + a, api_at[0] + b, new)
+    if not found:
+        out.findings.append(info("helm.upgraded", f"{kind[0]} reference: upgraded {value} -> {new}", **where))
+    spans = [(api_at[0] + a, api_at[0] + b, new)]
+    if new_kind != kind[0]:
+        spans.append((kind_at[0] + kind[1], kind_at[0] + kind[2], new_kind))
+    for x, y, repl in sorted(spans, reverse=True):
+        text = text[:x] + repl + text[y:]
+    edits[ln.number] = (0, len(raw[ln.number].rstrip("\r")), text)
     out.upgraded += 1
 
 
