@@ -55,7 +55,7 @@ class Line:
 class Result:
     text: str
     findings: list[Finding] = field(default_factory=list)
-    upgraded: int = 0
+    upgraded: int = 0  # objects (a document's own apiVersion, a values file's object); references are not counted
     uses: list[tuple[int, str, str]] = field(default_factory=list)  # (line, apiVersion, kind) of each literal one
 
 
@@ -125,6 +125,25 @@ def _siblings(lines: list[Line], i: int) -> list[Line]:
         if other.first == c and other.key_col == c and not other.dash:
             out.append(other)
     return out
+
+
+def _list_item(lines: list[Line], i: int, top: int) -> bool:
+    """Is `lines[i]` a key of an item of the document's top-level `items:` sequence (a `kind: List`)?"""
+    me, opener = lines[i], i
+    while not lines[opener].dash:  # the `- ` line that opens the mapping holding `me`
+        opener -= 1
+        if opener < 0 or lines[opener].boundary or lines[opener].first < me.key_col and not lines[opener].dash:
+            return False
+        if lines[opener].dash and lines[opener].key_col != me.key_col:
+            return False
+    first = lines[opener]
+    for j in range(opener - 1, -1, -1):
+        other = lines[j]
+        if other.boundary:
+            return False
+        if other.key is not None and other.key_col < first.key_col and not (other.dash and other.first == first.first):
+            return other.key == "items" and other.key_col == top and not other.dash
+    return False
 
 
 def _literal(value: str) -> tuple[str, int, int] | None:
@@ -211,6 +230,8 @@ def _api_version(
     if apis.group_of(value) is None or (values and kind not in KINDS):
         return
     out.uses.append((ln.number + 1, value, kind or ""))
+    # the document's own apiVersion (or a `kind: List`'s item's), not a reference's
+    whole = (not ln.dash and ln.key_col == top) or values or _list_item(lines, i, top)
     new_kind = kind
     found: list[Finding] = []
     if kind is None:
@@ -224,7 +245,7 @@ def _api_version(
                     **where,
                 )
             )
-    elif (not ln.dash and ln.key_col == top) or values:
+    elif whole:
         rule = apiversion.object_rule(value, kind, targets)
         if rule is None:
             return
@@ -242,7 +263,7 @@ def _api_version(
     edits[ln.number] = (ln.value_at + start, ln.value_at + end, new)
     if new_kind and kind and new_kind != kind and kind_line is not None and (kl := _literal(kind_line.value)):
         edits[kind_line.number] = (kind_line.value_at + kl[1], kind_line.value_at + kl[2], new_kind)
-    out.upgraded += 1
+    out.upgraded += whole  # a reference is no object: counted as in files (a changed file, 0 objects)
 
 
 def _flow_entries(text: str, start: int) -> list[tuple[str, int, int]] | None:
@@ -337,7 +358,7 @@ def _flow_reference(
     for x, y, repl in sorted(spans, reverse=True):
         text = text[:x] + repl + text[y:]
     edits[ln.number] = (0, len(raw[ln.number].rstrip("\r")), text)
-    out.upgraded += 1
+    out.upgraded += values
 
 
 def _revision_note(out: Result, raw: list[str], first: Line, last: Line, kind: Line) -> None:
