@@ -384,8 +384,14 @@ def _templated(out: Result, ln: Line, kind: str | None, targets: apis.Targets, w
     out.findings.append(
         warning(
             "helm.templated-apiversion",
-            f"apiVersion is templated ({ln.value.strip()}): the tool cannot see its value; make sure it renders "
-            f"to a version the target serves{hint}, e.g. in values.yaml",
+            f"apiVersion is templated ({_without_comment(ln.value)}): the tool cannot see its value; make sure it "
+            f"renders to a version the target serves{hint}, e.g. in values.yaml",
             **where,
         )
     )
+
+
+def _without_comment(value: str) -> str:
+    """A templated value as written, less a trailing `# comment` outside its `{{ }}` actions."""
+    at = _ACTION.sub(lambda m: "x" * len(m.group()), value).find(" #")
+    return (value[:at] if at >= 0 else value).strip()
