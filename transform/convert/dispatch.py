@@ -154,7 +154,16 @@ def _object(
                 out.findings.extend(found)
                 if new != obj:
                     out.set(path, new)
-                    out.changes.append(Change(path, check=lambda o: _check_upgraded(o, settings, False)))
+                    partial = file in index.patch_files
+                    carried = _input_findings(obj, settings, partial)[1]  # reported by _check_current
+                    out.changes.append(
+                        Change(
+                            path,
+                            check=lambda o: [
+                                f for f in _check_upgraded(o, settings, partial) if (f.code, f.path) not in carried
+                            ],
+                        )
+                    )
             return
         group, _, version = api.partition("/")
         if kind.endswith("List"):
@@ -201,7 +210,9 @@ def _object(
 def _input_findings(
     obj: dict[str, Any], settings: Settings, partial: bool
 ) -> tuple[list[Finding], set[tuple[str, Path]]]:
-    """The input's problems (as warnings) and the missing fields an upgrade carries over without blame."""
+    """The input's problems (as warnings) and the (code, path) of each: the upgrade carries a problem
+    the input already had over without blame (a kustomize base's placeholder name, a patch's missing
+    fields); it is refused only for a problem it introduces."""
     # lazy: the validators and their schemas load only when a document is validated
     from transform.validate import documents as validation
 
@@ -210,13 +221,13 @@ def _input_findings(
     for f in validation.validate_document(
         obj, partial=partial, strict=settings.strict, target=settings.target, target_cdi=settings.target_cdi
     ):
-        if f.severity is Severity.ERROR and f.code == "schema.required":
-            # only apiVersion changes: a missing field was missing before (a kustomize patch?)
+        if f.severity is Severity.ERROR:
             carried.add((f.code, f.path))
-            f = f.at(
-                message=f"{f.message} (a partial object such as a kustomize patch? list it in a "
-                "kustomization among the inputs to have it judged as one)"
-            )
+            if f.code == "schema.required" and not partial:
+                f = f.at(
+                    message=f"{f.message} (a partial object such as a kustomize patch? list it in a "
+                    "kustomization among the inputs to have it judged as one)"
+                )
         found.append(_input_finding(f, settings))
     return found, carried
 
@@ -240,7 +251,7 @@ def _check_upgraded(obj: dict[str, Any], settings: Settings, partial: bool) -> l
         )
         if f.severity is Severity.ERROR
     ]
-    found = [f.at(message=f"upgraded object would be invalid: {f.message}; fix the input first") for f in found]
+    found = [f.at(message=f"the upgraded object would be invalid: {f.message}; fix the input first") for f in found]
     on_target = judge.target_findings(obj, settings.target, fields=False)
     return found + [f for f in on_target if f.severity is not Severity.ERROR]
 
@@ -338,7 +349,7 @@ def _check_revision(obj: dict[str, Any], settings: Settings) -> list[Finding]:
     return [
         f.at(severity=Severity.WARNING, message=f"payload: {f.message} (KubeVirt stored it as is)")
         if f.code.startswith("webhook.")
-        else f.at(message=f"upgraded payload would be invalid: {f.message}")
+        else f.at(message=f"the upgraded payload would be invalid: {f.message}")
         for f in found
     ]
 
