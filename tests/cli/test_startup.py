@@ -26,6 +26,7 @@ ALLOWED = {
     "transform.cli.progress",  # the progress line (stdlib only), split out of driver
     "transform.model",
     "transform.model.findings",
+    "transform.model.policy",  # the run policy (stdlib only), split out of findings
     "transform.model.settings",
     "transform.model.limits",
     "transform.pipeline",

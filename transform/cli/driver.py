@@ -11,8 +11,9 @@ import click
 
 from transform.cli.exits import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, write_report
 from transform.cli.progress import Progress
-from transform.model.findings import Severity, apply_policy, error, quote_name, warning
+from transform.model.findings import Severity, error, quote_name, warning
 from transform.model.limits import file_limit
+from transform.model.policy import run_policy
 from transform.model.settings import Settings
 from transform.pipeline import sinks, sources
 from transform.pipeline.batch import Item, RunResult, read_inputs
@@ -222,9 +223,9 @@ def _read_only(path: str) -> bool:
 def policy(result: RunResult, c: Settings) -> None:
     """--select/--ignore and --strict on every finding (the engine applied them to files already);
     a failed file reports no change (it was not and will not be written)."""
-    result.findings = apply_policy(result.findings, strict=c.strict, select=c.select, ignore=c.ignore)
+    result.findings = run_policy(result.findings, strict=c.strict, select=c.select, ignore=c.ignore)
     for r in result.results:
-        r.findings = apply_policy(r.findings, strict=c.strict, select=c.select, ignore=c.ignore)
+        r.findings = run_policy(r.findings, strict=c.strict, select=c.select, ignore=c.ignore)
         if r.failed:
             r.findings = [f for f in r.findings if f.severity is not Severity.INFO]
 

@@ -14,6 +14,7 @@ from transform.kubevirt import apis, embedding, gojson, releases
 from transform.model.findings import Finding, Severity, error, info, warning
 from transform.model.plain import as_map
 from transform.model.plain import get as _get
+from transform.model.policy import Judgement, Stage, verdict
 
 if TYPE_CHECKING:
     from transform.model.settings import Settings
@@ -202,57 +203,33 @@ def _input_findings(
     obj: dict[str, Any], settings: Settings, partial: bool
 ) -> tuple[list[Finding], set[tuple[str, Path]]]:
     """The input's problems (as warnings) and the missing fields an upgrade carries over without blame."""
-    # lazy: the validators and their schemas load only when a document is validated
-    from transform.validate import documents as validation
-
     carried: set[tuple[str, Path]] = set()
-    found = []
-    for f in validation.validate_document(
-        obj, partial=partial, strict=settings.strict, target=settings.target, target_cdi=settings.target_cdi
-    ):
+    judged = _judge(obj, settings, partial)
+    for i, f in enumerate(judged.own):
         if f.severity is Severity.ERROR and f.code == "schema.required":
             # only apiVersion changes: a missing field was missing before (a kustomize patch?)
             carried.add((f.code, f.path))
-            f = f.at(
+            judged.own[i] = f.at(
                 message=f"{f.message} (a partial object such as a kustomize patch? list it in a "
                 "kustomization among the inputs to have it judged as one)"
             )
-        found.append(_input_finding(f, settings))
-    return found, carried
+    return verdict(judged, Stage.INPUT), carried
 
 
-def _input_finding(f: Finding, settings: Settings) -> Finding:
-    """Problems of the input that the upgrade carries over faithfully are warnings, not blockers."""
-    if f.severity is Severity.ERROR:
-        return f.at(severity=Severity.WARNING, message=f"input: {f.message}")
-    return f
+def _judge(obj: dict[str, Any], settings: Settings, partial: bool) -> Judgement:
+    # lazy: the validators and their schemas load only when a document is validated
+    from transform.validate.target import judge
+
+    return judge(obj, settings.target, strict=settings.strict, partial=partial, target_cdi=settings.target_cdi)
 
 
 def _check_upgraded(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
-    # lazy: the validators and their schemas load only when a document is validated
-    from transform.validate import documents as validation
-    from transform.validate import target as judge
-
-    found = [
-        f
-        for f in validation.validate_document(
-            obj, partial=partial, strict=settings.strict, target=settings.target, target_cdi=settings.target_cdi
-        )
-        if f.severity is Severity.ERROR
-    ]
-    found = [f.at(message=f"upgraded object would be invalid: {f.message}; fix the input first") for f in found]
-    on_target = judge.target_findings(obj, settings.target, fields=False)
-    return found + [f for f in on_target if f.severity is not Severity.ERROR]
+    return verdict(_judge(obj, settings, partial), Stage.UPGRADED)
 
 
 def _check_current(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
     """A document that needs no change: its problems are warnings (errors only with --strict)."""
-    # lazy: the validators and their schemas load only when a document is validated
-    from transform.validate.target import judge
-
-    found = judge(obj, settings.target, strict=settings.strict, partial=partial, target_cdi=settings.target_cdi)
-    sev = Severity.ERROR if settings.strict else Severity.WARNING
-    return [f.at(severity=sev) if f.severity is Severity.ERROR else f for f in found]
+    return verdict(_judge(obj, settings, partial), Stage.CURRENT, strict=settings.strict)
 
 
 def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, index: Index) -> None:
@@ -326,21 +303,10 @@ def _payload_not_served(obj: dict[str, Any], target: apis.Release) -> Finding:
 
 def _check_revision(obj: dict[str, Any], settings: Settings) -> list[Finding]:
     # lazy: the validators and their schemas load only when a document is validated
-    from transform.validate import documents as validation
+    from transform.validate.target import judge
 
-    found = [
-        f.at(path=("data",) + f.path)
-        for f in validation.validate_document(obj.get("data") or {}, target=settings.target)
-        if f.severity is Severity.ERROR
-    ]
-    # KubeVirt stores what its webhooks would refuse (they guard objects, not revisions): a faithful
-    # upgrade of such a payload is written and reported; a payload KubeVirt could not decode is not.
-    return [
-        f.at(severity=Severity.WARNING, message=f"payload: {f.message} (KubeVirt stored it as is)")
-        if f.code.startswith("webhook.")
-        else f.at(message=f"upgraded payload would be invalid: {f.message}")
-        for f in found
-    ]
+    judged = judge(obj.get("data") or {}, settings.target)
+    return [f.at(path=("data",) + f.path) for f in verdict(judged, Stage.PAYLOAD)]
 
 
 def _kustomization(out: Outcome, path: Path, obj: dict[str, Any], targets: apis.Targets, *, partial: bool) -> None:

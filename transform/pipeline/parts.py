@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from transform.model.findings import Finding, Severity, apply_policy
+from transform.model.findings import Finding, Severity
+from transform.model.policy import run_policy
 from transform.model.settings import Settings
 from transform.yamltext import textio
 
@@ -116,7 +117,7 @@ def finish(result: FileResult, parts: list[Part], settings: Settings) -> FileRes
             f for f in result.findings if not (f.code.startswith("webhook.deprecated") and (f.doc, f.path) in rewritten)
         ]
     if settings.strict or settings.select or settings.ignore:
-        result.findings = apply_policy(
+        result.findings = run_policy(
             result.findings, strict=settings.strict, select=settings.select, ignore=settings.ignore
         )
         if result.failed:

@@ -46,7 +46,8 @@ def upgrade_items(
             if progress:
                 progress(n + 1, len(items))
     if index.renames:
-        # A revision whose file failed keeps its old name: VMs must keep pointing at it.
+        # A revision whose file failed keeps its old name: VMs must keep pointing at it. A file that failed
+        # itself is not written either: it is not upgraded again (its documents were judged once).
         done = {old for r in results if not r.failed for _, old, _ in r.renames}
         failed = {old for old in index.renames if old not in done}
         if failed:
@@ -54,7 +55,7 @@ def upgrade_items(
                 del index.renames[old]
             results = [
                 upgrade_file(item.name, item.data, settings, index, None, item.role)
-                if any(f.code == "reference.renamed" for f in r.findings)
+                if not r.failed and any(f.code == "reference.renamed" for f in r.findings)
                 else r
                 for item, r in zip(items, results, strict=False)
             ]
