@@ -64,21 +64,21 @@ def _run(paths: list[str], c: Settings) -> int:
     from transform.model.policy import run_policy
     from transform.pipeline import inventory as core
     from transform.pipeline import scan_links
+    from transform.pipeline.batch import Item
     from transform.report import formats
     from transform.report import scan_tables as scan_report
 
     errors: list[Finding] = []
     progress = Progress(unit="files")  # a terminal only
 
-    def counted(items: Iterator[tuple[str, bytes]]) -> Iterator[tuple[str, bytes]]:
+    def counted(items: Iterator[Item]) -> Iterator[Item]:
         for n, item in enumerate(items, 1):
             progress(n)
             yield item
 
     try:
-        roles: dict[str, tuple[str, str]] = {}
-        inputs = scan_inputs.iter_inputs(paths, c.include, c.exclude, errors, c, roles)
-        result = core.scan_items(counted(inputs), c.target, c, roles)
+        inputs = scan_inputs.iter_inputs(paths, c.include, c.exclude, errors, c)
+        result = core.scan_items(counted(inputs), c.target, c)
     finally:
         progress.close()
     result.errors[:0] = errors

@@ -1,6 +1,6 @@
 """Inventory of KubeVirt instancetype material and what a target release cannot read.
 
-`scan_items(items, target)` takes (name, bytes) pairs (files, tarball members, stdin) and returns
+`scan_items(items, target)` takes the inputs (`batch.Item`: files, tarball members, stdin) and returns
 a `Scan`: objects per kind and version, ControllerRevisions per payload format and era, VMs and
 the revisions they reference, dangling references, orphan revisions, object-name label
 mismatches, and the findings that would break on the target. Only documents holding a KubeVirt
@@ -21,6 +21,7 @@ from transform.model.plain import as_map
 from transform.model.policy import Stage, verdict
 from transform.model.settings import CDI_DEFAULT_RELEASE, Settings
 from transform.pipeline.api_inventory import BREAKING, ApiUse, judge
+from transform.pipeline.batch import Item
 from transform.pipeline.parts import MARKER
 from transform.pipeline.scan_links import FLAVOR_VM_UNTIL, VM, Doc, Ref, Revision, analyse, revision, vm_refs
 from transform.yamltext import textio
@@ -55,13 +56,10 @@ class Scan:
 
 
 def scan_items(
-    items: Iterable[tuple[str, bytes]],
-    target: tuple[int, int] = releases.LATEST,
-    settings: Settings | None = None,
-    roles: dict[str, tuple[str, str]] | None = None,
+    items: Iterable[Item], target: tuple[int, int] = releases.LATEST, settings: Settings | None = None
 ) -> Scan:
-    """`roles`: the Helm chart templates and values files among the inputs (by name: role, chart), read
-    as text (`convert.helmtemplate`)."""
+    """Every input's documents judged on the target (a Helm chart's templates and values files, by
+    `Item.role`, read as text: `convert.helmtemplate`)."""
     # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.pipeline.onefile import iter_documents
     from transform.yamltext.nodepath import locate
@@ -70,7 +68,8 @@ def scan_items(
     settings = settings or Settings(target=target)
     scan = Scan(target=target, target_cdi=settings.target_cdi)
     marked: dict[str, str] = {}  # the texts of files with inline ignores
-    for name, data in items:
+    for item in items:
+        name, data = item.name, item.data
         scan.files_seen += 1
         if not textio.is_candidate(data):
             continue
@@ -82,8 +81,8 @@ def scan_items(
             continue
         if settings.inline_ignores and MARKER in source.text:
             marked[name] = source.text
-        if roles and name in roles:
-            _chart_file(scan, name, source.text, *roles[name])
+        if item.role:
+            _chart_file(scan, name, source.text, item.role, item.chart)
             continue
         problems: list[Finding] = []
         for pd in iter_documents(name, source, settings, problems):
