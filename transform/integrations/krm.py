@@ -160,7 +160,8 @@ def _whole(source: textio.Source, data: bytes, base: Settings) -> Outcome:
     (that parse is kept for the `results` edit) and once after `results` is written."""
     # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
     from transform.pipeline import onefile as engine
-    from transform.pipeline.batch import Item, build_index
+    from transform.pipeline.batch import Item, RunResult
+    from transform.pipeline.upgrade import upgrade_items
     from transform.yamltext import nodes as yamlnodes
 
     chunk, current = krmlist.document(source)  # `current`: the parsed document of `text`, while there is one
@@ -174,8 +175,7 @@ def _whole(source: textio.Source, data: bytes, base: Settings) -> Outcome:
         item = Item(NAME, data)
         if engine.nonfinite(current) is None:  # else the engine reports it
             item.parsed = {(chunk.start, chunk.end): current}  # the index and the upgrade read this parse
-        index = build_index([item], settings)
-        result = engine.upgrade_file(NAME, data, settings, index, item.parsed)
+        result = upgrade_items([item], settings, RunResult(), jobs=1).run.results[0]
         del item
         items_after = items_before
         if result.new_text is not None and result.changed and not result.failed:
