@@ -98,7 +98,7 @@ def test_stdin_mode() -> None:
 
 
 def test_stdin_error_writes_nothing_to_stdout() -> None:
-    out = e2e("fix", "-", stdin=BAD.encode())
+    out = e2e("fix", "--strict", "-", stdin=BAD.encode())  # issue 21 §1: an input problem refuses under --strict
     assert out.returncode == 3
     assert out.stdout == b""
     assert b"<stdin>:5:" in out.stderr and b"spec.cpu.guest" in out.stderr
@@ -122,7 +122,7 @@ def test_usage_error_exits_2(tree: pathlib.Path) -> None:
 
 def test_errors_exit_3_and_other_files_still_processed(tree: pathlib.Path) -> None:
     (tree / "bad.yaml").write_text(BAD)
-    res = cli("fix", str(tree))
+    res = cli("fix", "--strict", str(tree))  # issue 21 §1: BAD's problem was the input's: refused under --strict
     assert res.returncode == 3
     assert (tree / "bad.yaml").read_text() == BAD
     assert (tree / "a" / "old.yaml").read_text() == NEW
@@ -221,7 +221,7 @@ def test_exit_zero_even_if_changed(tree: pathlib.Path) -> None:
     assert res.returncode == 0, res.stderr
     assert (tree / "a" / "old.yaml").read_text() == NEW
     (tree / "bad.yaml").write_text(BAD)
-    assert cli("fix", "--exit-zero-even-if-changed", str(tree)).returncode == 3
+    assert cli("fix", "--strict", "--exit-zero-even-if-changed", str(tree)).returncode == 3
 
 
 EXIT_PROBE = """

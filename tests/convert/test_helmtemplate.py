@@ -39,6 +39,20 @@ REWRITE = [
         id="owner-reference-kind-first",
     ),
     pytest.param(
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nspec:\n"
+        '  scaleTargetRef: {apiVersion: pool.kubevirt.io/v1alpha1, kind: VirtualMachinePool, name: "{{ .Release.Name }}"}\n',
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nspec:\n"
+        '  scaleTargetRef: {apiVersion: pool.kubevirt.io/v1beta1, kind: VirtualMachinePool, name: "{{ .Release.Name }}"}\n',
+        id="flow-scale-target",
+    ),
+    pytest.param(
+        "kind: Service\nmetadata:\n  ownerReferences:\n  - {kind: Pod, apiVersion: v1, name: 'a,b'}\n"
+        "  - {name: {{ .Values.vm | quote }}, kind: VirtualMachine, \"apiVersion\": 'kubevirt.io/v1alpha3', uid: u}\n",
+        "kind: Service\nmetadata:\n  ownerReferences:\n  - {kind: Pod, apiVersion: v1, name: 'a,b'}\n"
+        "  - {name: {{ .Values.vm | quote }}, kind: VirtualMachine, \"apiVersion\": 'kubevirt.io/v1', uid: u}\n",
+        id="flow-owner-reference",
+    ),
+    pytest.param(
         "apiVersion: flavor.kubevirt.io/v1alpha1\nkind: VirtualMachineFlavor\nmetadata:\n  name: f\n",
         "apiVersion: instancetype.kubevirt.io/v1beta1\nkind: VirtualMachineInstancetype\nmetadata:\n  name: f\n",
         id="flavor-renames-kind",
@@ -91,6 +105,13 @@ def test_templated_api_version_is_a_warning_with_its_line() -> None:
     (f,) = done.findings
     assert (f.severity.value, f.code, f.line) == ("warning", "helm.templated-apiversion", 2)
     assert "instancetype.kubevirt.io/v1beta1" in f.message
+
+
+def test_templated_api_version_in_a_flow_reference_is_a_warning() -> None:
+    text = "spec:\n  scaleTargetRef: {apiVersion: {{ .Values.api }}, kind: VirtualMachinePool, name: p}\n"
+    done = helmtemplate.upgrade(text, T19)
+    assert done.text == text
+    assert [(f.code, f.line, f.column) for f in done.findings] == [("helm.templated-apiversion", 2, 32)]
 
 
 def test_revision_payload_in_a_template_is_left_with_a_warning() -> None:

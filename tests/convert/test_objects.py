@@ -140,11 +140,14 @@ def test_noop(before: str) -> None:
     assert got is None
 
 
-def test_invalid_upgrade_is_not_written() -> None:
+def test_invalid_upgrade_is_not_written_under_strict() -> None:
+    """Issue 21 §1: `guest: two` was as wrong before the upgrade: a warning, an error under --strict."""
     before = f"apiVersion: {V}/v1alpha1\nkind: VirtualMachineInstancetype\nmetadata: {{name: x}}\nspec:\n  cpu:\n    guest: two\n"
-    got, errors = run(before)
+    got, errors = run(before, strict=True)
     assert got is None
     assert any("spec.cpu.guest" in e and ":6:" in e for e in errors), errors
+    got, errors = run(before)
+    assert got == before.replace("v1alpha1", "v1beta1") and not errors
 
 
 OBJECT_FIXTURES = sorted((pathlib.Path(__file__).resolve().parents[2] / "fixtures" / "objects").glob("*"))

@@ -52,6 +52,8 @@ def test_kubectl_kustomize_runs_the_exec_plugin(tmp_path: pathlib.Path) -> None:
 
 @pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 def test_a_failing_upgrade_fails_the_build(tmp_path: pathlib.Path) -> None:
-    out = build(tmp_path, edit="guest: 1|guest: two")
+    # an unknown kind cannot be upgraded (a problem the input merely had, `guest: two`, is a warning
+    # since issue 21 §1)
+    out = build(tmp_path, edit="kind: VirtualMachineInstancetype|kind: VirtualMachineFoo")
     assert out.returncode != 0
-    assert "spec.cpu.guest" in out.stderr
+    assert "VirtualMachineFoo" in out.stderr

@@ -85,11 +85,6 @@ HOSTILE: dict[str, tuple[bytes, str]] = {
         (IT + BODY.replace("guest: 1\n", "{guest: -.Inf}\n")).encode(),
         r"yaml-flow-inf\.yaml:\d+:\d+: error: .*spec\.cpu\.guest.*not a finite number",
     ),
-    "yaml-1e999.yaml": (
-        (IT + BODY.replace("guest: 1\n", "guest: 1.0e+999\n")).encode(),
-        # Kubernetes reads 1.0e+999 as a string (go-yaml: strconv.ParseFloat fails with ErrRange)
-        r'yaml-1e999\.yaml:7:\d+: error: .*spec\.cpu\.guest.*expected integer, got "1\.0e\+999"',
-    ),
     "anchor-apiversion.yaml": (
         (
             "apiVersion: &a instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\n"
@@ -203,4 +198,18 @@ def test_cr_only_file_keeps_its_line_breaks() -> None:
 def test_cr_only_findings_count_cr_lines() -> None:
     data = _cr("a: 1\n---\n" + IT + BODY.replace("guest: 1\n", "guest: [1]\n"))
     r = upgrade_file("mac.yaml", data, Settings(), Index())
-    assert any(f.line == 9 and f.severity.value == "error" for f in r.findings), r.findings
+    # issue 21 §1: the input's own problem is a warning
+    assert any(f.line == 9 and f.severity.value == "warning" for f in r.findings), r.findings
+
+
+def test_a_yaml_number_kubernetes_reads_as_a_string_is_the_inputs_problem(tmp_path: pathlib.Path) -> None:
+    """Kubernetes reads 1.0e+999 as a string (go-yaml: strconv.ParseFloat fails with ErrRange): the input
+    had that problem already, so the upgrade carries it over with a warning (issue 21 §1; was exit 3)."""
+    data = (IT + BODY.replace("guest: 1\n", "guest: 1.0e+999\n")).encode()
+    make_tree(tmp_path, {"yaml-1e999.yaml": data})
+    proc = run_cli("fix", str(tmp_path))
+    assert proc.returncode == 1, proc.stderr
+    pattern = r'yaml-1e999\.yaml:7:\d+: warning: .*spec\.cpu\.guest: input: expected integer, got "1\.0e\+999"'
+    assert re.search(pattern, proc.stderr), proc.stderr
+    assert (tmp_path / "yaml-1e999.yaml").read_bytes() == data.replace(b"v1alpha1", b"v1beta1")
+    assert_good_upgraded(tmp_path)

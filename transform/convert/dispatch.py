@@ -155,7 +155,16 @@ def _object(
                 out.findings.extend(found)
                 if new != obj:
                     out.set(path, new)
-                    out.changes.append(Change(path, check=lambda o: _check_upgraded(o, settings, False)))
+                    partial = file in index.patch_files
+                    carried = _input_findings(obj, settings, partial)[1]  # reported by _check_current
+                    out.changes.append(
+                        Change(
+                            path,
+                            check=lambda o: [
+                                f for f in _check_upgraded(o, settings, partial) if (f.code, f.path) not in carried
+                            ],
+                        )
+                    )
             return
         group, _, version = api.partition("/")
         if kind.endswith("List"):
@@ -202,17 +211,20 @@ def _object(
 def _input_findings(
     obj: dict[str, Any], settings: Settings, partial: bool
 ) -> tuple[list[Finding], set[tuple[str, Path]]]:
-    """The input's problems (as warnings) and the missing fields an upgrade carries over without blame."""
+    """The input's problems (as warnings) and the (code, path) of each: the upgrade carries a problem
+    the input already had over without blame (a kustomize base's placeholder name, a patch's missing
+    fields); it is refused only for a problem it introduces."""
     carried: set[tuple[str, Path]] = set()
     judged = _judge(obj, settings, partial)
-    for i, f in enumerate(judged.own):
-        if f.severity is Severity.ERROR and f.code == "schema.required":
-            # only apiVersion changes: a missing field was missing before (a kustomize patch?)
-            carried.add((f.code, f.path))
-            judged.own[i] = f.at(
-                message=f"{f.message} (a partial object such as a kustomize patch? list it in a "
-                "kustomization among the inputs to have it judged as one)"
-            )
+    for part in (judged.own, judged.payload):
+        for i, f in enumerate(part):
+            if f.severity is Severity.ERROR:
+                carried.add((f.code, f.path))
+                if f.code == "schema.required" and not partial:
+                    part[i] = f.at(
+                        message=f"{f.message} (a partial object such as a kustomize patch? list it in a "
+                        "kustomization among the inputs to have it judged as one)"
+                    )
     return verdict(judged, Stage.INPUT), carried
 
 

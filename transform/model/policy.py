@@ -68,7 +68,7 @@ def verdict(judged: Judgement, stage: Stage, *, strict: bool = False) -> list[Fi
         ]
     if stage is Stage.UPGRADED:  # the upgrade's own errors block it; the target's warnings are said
         return [
-            f.at(message=f"upgraded object would be invalid: {f.message}; fix the input first")
+            f.at(message=f"the upgraded object would be invalid: {f.message}; fix the input first")
             for f in judged.own + judged.payload
             if f.severity is Severity.ERROR
         ] + [f for f in judged.target if f.severity is not Severity.ERROR]
@@ -78,7 +78,7 @@ def verdict(judged: Judgement, stage: Stage, *, strict: bool = False) -> list[Fi
         return [
             f.at(severity=Severity.WARNING, message=f"payload: {f.message} (KubeVirt stored it as is)")
             if f.code.startswith("webhook.")
-            else f.at(message=f"upgraded payload would be invalid: {f.message}")
+            else f.at(message=f"the upgraded payload would be invalid: {f.message}")
             for f in judged.own + judged.payload
             if f.severity is Severity.ERROR
         ]
