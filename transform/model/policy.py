@@ -85,7 +85,10 @@ def verdict(judged: Judgement, stage: Stage, *, strict: bool = False) -> list[Fi
     if stage is Stage.VALIDATE:
         # judged at its own version: what the target cannot take warns, and a ControllerRevision's data
         # is no error of the revision object (the API server stores it without looking at it)
-        return Judgement(judged.own, _warnings(judged.payload), _warnings(judged.target, keep=".legacy")).facts
+        # (one exception: a payload no release reads under the label KubeVirt trusts to skip it is the
+        # revision's own fault, its label's: an error, issue 22 §2 class D)
+        payload = _warnings(judged.payload, keep="revision.labelled-unreadable")
+        return Judgement(judged.own, payload, _warnings(judged.target, keep=".legacy")).facts
     return list(judged.target)  # SCAN: what breaks on the target, as it is
 
 

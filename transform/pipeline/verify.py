@@ -8,7 +8,10 @@ from collections import Counter
 from typing import Any
 
 from transform.convert.dispatch import Change
+from transform.kubevirt import embedding
+from transform.model import plain
 from transform.model.findings import Finding, Severity, error
+from transform.model.policy import Stage, verdict
 from transform.model.settings import Settings
 from transform.pipeline.parts import ParsedDoc
 from transform.yamltext import comments, edits, nodepath, readback, textio
@@ -111,11 +114,33 @@ def _validate(
     ok = True
     if settings.validate_output:
         for change in changes:
-            for f in change.validate(doc.value):
+            for f in judge_change(change, doc.value, settings):
                 line, col = nodepath.locate(doc.root, f.path)
                 findings.append(f.at(file=name, line=line0 + line, column=col, doc=pd.index))
                 ok = ok and f.severity is not Severity.ERROR
     return ok
+
+
+def judge_change(change: Change, doc: Any, settings: Settings) -> list[Finding]:
+    """The judge's verdict on the object a change left at `change.path` of the upgraded document, with the
+    severity its stage gives (transform.model.policy): the input's own errors (`change.carried`) are not
+    the upgrade's. Paths from the document's root."""
+    obj = plain.get(doc, change.path)
+    if change.verify is None or not isinstance(obj, dict):
+        return []
+    # lazy: the validators and their schemas load only when a document is validated
+    from transform.validate.target import judge
+
+    if change.verify is Stage.PAYLOAD:
+        judged = judge(obj.get("data") or {}, settings.target)
+        found = [f.at(path=("data", *f.path)) for f in verdict(judged, Stage.PAYLOAD)]
+    else:
+        cdi = settings.target_cdi
+        judged = judge(obj, settings.target, strict=settings.strict, partial=change.partial, target_cdi=cdi)
+        found = [f for f in verdict(judged, change.verify) if (f.code, f.path) not in change.carried]
+    if embedding.in_template(change.path):
+        found = embedding.substituted(found, obj)
+    return [f.at(path=change.path + f.path) for f in found]
 
 
 def _comments(text: str, root: Node | None) -> list[str]:
