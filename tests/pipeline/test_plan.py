@@ -59,3 +59,27 @@ def test_a_read_only_revision_file_keeps_its_references(tmp_path: pathlib.Path) 
     assert {"output.read-only", "reference.kept"} <= codes
     assert json.loads(vm.read_text())["spec"]["instancetype"]["revisionName"] == OLD
     assert json.loads(rev.read_text())["metadata"]["name"] == OLD
+
+
+def test_a_change_is_data() -> None:
+    """What dispatch hands the pipeline is data (it pickles, compares, crosses a process), not closures
+    that call the validator; the verify step judges it (before: `Change.check` was a lambda)."""
+    import pickle
+
+    from transform.convert.dispatch import upgrade_document
+    from transform.convert.index import Index
+    from transform.model.settings import Settings
+
+    old = {
+        "apiVersion": "instancetype.kubevirt.io/v1alpha1",
+        "kind": "VirtualMachineInstancetype",
+        "metadata": {"name": "small"},
+        "spec": {"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}},
+    }
+    changes = []
+    for doc in (old, REVISION):
+        out = upgrade_document(doc, settings=Settings(), index=Index())
+        changes += out.changes
+    assert len(changes) == 2
+    assert pickle.loads(pickle.dumps(changes)) == changes
+    assert [c.verify.value if c.verify else None for c in changes] == ["upgraded", "payload"]
