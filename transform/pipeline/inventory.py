@@ -227,7 +227,7 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
     if group in GROUPS:
         scan.files.add(file)
         scan.objects.append(d)
-        breaking(_object_target(obj, api, kind, scan.target))
+        breaking(_on_target(obj, scan.target))
     elif kind == "ControllerRevision" and group == "apps" and payloads.is_ours(obj):
         scan.files.add(file)
         rev = revision(obj, d)
@@ -277,18 +277,3 @@ def _on_target(obj: dict[str, Any], target: tuple[int, int]) -> list[Finding]:
     from transform.validate.target import judge
 
     return verdict(judge(obj, target, own=False), Stage.SCAN)
-
-
-def _object_target(obj: dict[str, Any], api: str, kind: str, target: tuple[int, int]) -> list[Finding]:
-    if api.startswith("flavor.kubevirt.io/"):
-        if releases.serves(target, api):
-            return []
-        return [
-            error(
-                "target.api-version",
-                f"KubeVirt {releases.text(target)} does not serve {api} (renamed "
-                "instancetype.kubevirt.io in v0.56): run fix to upgrade it",
-                ("apiVersion",),
-            )
-        ]
-    return _on_target(obj, target)

@@ -22,6 +22,8 @@ from transform.validate import crds, documents
 
 Release = tuple[int, int]
 
+FLAVOR_GROUP = "flavor.kubevirt.io"  # the instance types of KubeVirt before v0.56
+
 FORMAT_TEXT = {
     "F1": "a v1alpha1 SpecRevision wrapper",
     "F1:empty-apiVersion": 'a v1alpha1 SpecRevision wrapper with apiVersion ""',
@@ -66,6 +68,17 @@ def target_findings(obj: dict[str, Any], release: Release | str, *, fields: bool
         if fields:
             out += _unknown_at(obj, api_version, kind, target)
         return out
+    if isinstance(api_version, str) and api_version.startswith(f"{FLAVOR_GROUP}/"):
+        if releases.serves(target, api_version):
+            return out
+        return [
+            error(
+                "target.api-version",
+                f"KubeVirt {releases.text(target)} does not serve {api_version} (renamed "
+                "instancetype.kubevirt.io in v0.56): run fix to upgrade it",
+                ("apiVersion",),
+            )
+        ]
     family = releases.family_of(kind) if isinstance(kind, str) else None
     if family is None or not isinstance(api_version, str) or not api_version.startswith(f"{releases.GROUP}/"):
         return out
