@@ -187,8 +187,10 @@ def test_object_metadata_and_status() -> None:
     ],
 )
 def test_values_go_refuses(type_name: str, value: dict[str, Any], path: tuple[Any, ...], go: str) -> None:
+    """Go reading this JSON text itself (`sent=False`: a wrapper's base64); as kubectl sends a document's data,
+    a whole float such as 1.0 is an integer (tests/convert/test_payload_numbers.py)."""
     with pytest.raises(GoJSONError) as exc:
-        reencode(value, type_name)
+        reencode(value, type_name, sent=False)
     assert exc.value.path == path
     assert go in exc.value.go
     assert exc.value.message.startswith("expected ")

@@ -277,7 +277,8 @@ def test_parse_value_and_format(text: str, value: str, fmt: Format) -> None:
         (1e-7, "100e-9"),  # JSON "1e-7"
         (1e-5, "10u"),  # JSON "0.00001"
         (-0.0, "0"),
-        (2**70, "1180591620717411300e3"),  # go-yaml reads it as a float64
+        (float(2**70), "1180591620717411300e3"),  # go-yaml reads the YAML integer 2**70 as a float64
+        (2**70, "1180591620717411303424"),  # a JSON integer's text is parsed exactly (issue 22 class V)
     ],
 )
 def test_yaml_numbers(value: int | float, expect: str) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from transform import convert
@@ -15,6 +14,7 @@ from transform.kubevirt import apis, embedding, gojson, releases
 from transform.model.findings import Finding, Severity, error, info, warning
 from transform.model.plain import as_map
 from transform.model.plain import get as _get
+from transform.model.policy import Judgement, Stage, verdict
 
 if TYPE_CHECKING:
     from transform.model.settings import Settings
@@ -120,7 +120,7 @@ def _whole_object(
 ) -> None:
     """Any other KubeVirt object against its CRD schema at the target: a changed one must stay valid
     (checked before writing), problems of an unchanged one are warnings (errors under --strict)."""
-    mine = [c for c in changes if c.path == path and c.check is None]
+    mine = [c for c in changes if c.path == path and c.verify is None]
     if not any(c.path == path for c in changes):
         out.findings.extend(_check_current(obj, settings, partial))
         return
@@ -129,7 +129,7 @@ def _whole_object(
     found, carried = _input_findings(obj, settings, partial)
     out.findings.extend(found)
     for change in mine:
-        change.check = _introduced(settings, partial, carried)
+        change.verify, change.partial, change.carried = Stage.UPGRADED, partial, frozenset(carried)
 
 
 def _resource(obj: dict[str, Any]) -> dict[str, Any]:
@@ -162,15 +162,15 @@ def _object(
         return
     if upgraded is None or releases.family_of(upgraded[1]) is None:
         if api == convert.LATEST and kind in releases.FAMILY_OF_KIND:
-            out.findings.extend(_check_current(obj, settings, partial=file in index.patch_files))
+            partial = file in index.patch_files
+            judged = _judge(obj, settings, partial)  # once: what is said of it, and what a rewrite carries
+            out.findings.extend(verdict(judged, Stage.CURRENT, strict=settings.strict))
             if settings.modernize:
                 new, found = modernize.modernize_object(copy.deepcopy(obj), settings.target)
                 out.findings.extend(found)
                 if new != obj:
                     out.set(path, new)
-                    partial = file in index.patch_files
-                    carried = _input_findings(obj, settings, partial)[1]  # reported by _check_current
-                    out.changes.append(Change(path, check=_introduced(settings, partial, carried)))
+                    out.changes.append(Change(path, verify=Stage.UPGRADED, partial=partial, carried=_carried(judged)))
             return
         group, _, version = api.partition("/")
         if kind.endswith("List"):
@@ -206,7 +206,7 @@ def _object(
     out.findings.extend(found)
     note = f"{api} -> {new_api}" + (f" ({kind} -> {new_kind})" if new_kind != kind else "")
     out.findings.append(info("upgraded", f"upgraded {note}", ("apiVersion",)))
-    out.changes.append(Change(path, check=_introduced(settings, partial, carried)))
+    out.changes.append(Change(path, verify=Stage.UPGRADED, partial=partial, carried=frozenset(carried)))
 
 
 def _input_findings(
@@ -215,62 +215,33 @@ def _input_findings(
     """The input's problems (as warnings) and the (code, path) of each: the upgrade carries a problem
     the input already had over without blame (a kustomize base's placeholder name, a patch's missing
     fields); it is refused only for a problem it introduces."""
-    # lazy: the validators and their schemas load only when a document is validated
-    from transform.validate import documents as validation
-
-    carried: set[tuple[str, Path]] = set()
-    found = []
-    for f in validation.validate_document(
-        obj, partial=partial, strict=settings.strict, target=settings.target, target_cdi=settings.target_cdi
-    ):
-        if f.severity is Severity.ERROR:
-            carried.add((f.code, f.path))
-            if f.code == "schema.required" and not partial:
-                f = f.at(
+    judged = _judge(obj, settings, partial)
+    carried = set(_carried(judged))
+    for part in (judged.own, judged.payload):
+        for i, f in enumerate(part):
+            if f.severity is Severity.ERROR and f.code == "schema.required" and not partial:
+                part[i] = f.at(
                     message=f"{f.message} (a partial object such as a kustomize patch? list it in a "
                     "kustomization among the inputs to have it judged as one)"
                 )
-        found.append(_input_finding(f, settings))
-    return found, carried
+    return verdict(judged, Stage.INPUT), carried
 
 
-def _input_finding(f: Finding, settings: Settings) -> Finding:
-    """Problems of the input that the upgrade carries over faithfully are warnings, not blockers."""
-    if f.severity is Severity.ERROR:
-        return f.at(severity=Severity.WARNING, message=f"input: {f.message}")
-    return f
+def _carried(judged: Judgement) -> frozenset[tuple[str, Path]]:
+    """(code, path) of the input's own errors: an upgrade carries them over without blame."""
+    return frozenset((f.code, f.path) for f in judged.own + judged.payload if f.severity is Severity.ERROR)
 
 
-def _introduced(settings: Settings, partial: bool, carried: set[tuple[str, Path]]) -> Callable[[Any], list[Finding]]:
-    """The check of an upgraded object: the problems the upgrade introduced (not those `carried` over)."""
-    return lambda o: [f for f in _check_upgraded(o, settings, partial) if (f.code, f.path) not in carried]
-
-
-def _check_upgraded(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
+def _judge(obj: dict[str, Any], settings: Settings, partial: bool) -> Judgement:
     # lazy: the validators and their schemas load only when a document is validated
-    from transform.validate import documents as validation
-    from transform.validate import target as judge
+    from transform.validate.target import judge
 
-    found = [
-        f
-        for f in validation.validate_document(
-            obj, partial=partial, strict=settings.strict, target=settings.target, target_cdi=settings.target_cdi
-        )
-        if f.severity is Severity.ERROR
-    ]
-    found = [f.at(message=f"the upgraded object would be invalid: {f.message}; fix the input first") for f in found]
-    on_target = judge.target_findings(obj, settings.target, fields=False)
-    return found + [f for f in on_target if f.severity is not Severity.ERROR]
+    return judge(obj, settings.target, strict=settings.strict, partial=partial, target_cdi=settings.target_cdi)
 
 
 def _check_current(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
     """A document that needs no change: its problems are warnings (errors only with --strict)."""
-    # lazy: the validators and their schemas load only when a document is validated
-    from transform.validate.target import judge
-
-    found = judge(obj, settings.target, strict=settings.strict, partial=partial, target_cdi=settings.target_cdi)
-    sev = Severity.ERROR if settings.strict else Severity.WARNING
-    return [f.at(severity=sev) if f.severity is Severity.ERROR else f for f in found]
+    return verdict(_judge(obj, settings, partial), Stage.CURRENT, strict=settings.strict)
 
 
 def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, index: Index) -> None:
@@ -290,7 +261,7 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
             if data != obj["data"]:
                 out.set(path + ("data",), data)
                 out.findings.extend(f.at(path=("data",) + f.path) for f in found)
-                out.changes.append(Change(path, upgraded=False, check=lambda o: _check_revision(o, settings)))
+                out.changes.append(Change(path, upgraded=False, verify=Stage.PAYLOAD))
         return
     if settings.modernize and settings.modernize_revisions and isinstance(up.doc.get("data"), dict):
         up.doc["data"], found = modernize.modernize_object(up.doc["data"], settings.target)
@@ -321,7 +292,7 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
             path,
             replace=[path + ("data",)] if up.replace_data else [],
             renames=renames,
-            check=lambda o: _check_revision(o, settings),
+            verify=Stage.PAYLOAD,
         )
     )
 
@@ -340,25 +311,6 @@ def _payload_not_served(obj: dict[str, Any], target: apis.Release) -> Finding:
         f"{why}, and it cannot read {this}: raise the target or restore the revision from its source",
         ("data",),
     )
-
-
-def _check_revision(obj: dict[str, Any], settings: Settings) -> list[Finding]:
-    # lazy: the validators and their schemas load only when a document is validated
-    from transform.validate import documents as validation
-
-    found = [
-        f.at(path=("data",) + f.path)
-        for f in validation.validate_document(obj.get("data") or {}, target=settings.target)
-        if f.severity is Severity.ERROR
-    ]
-    # KubeVirt stores what its webhooks would refuse (they guard objects, not revisions): a faithful
-    # upgrade of such a payload is written and reported; a payload KubeVirt could not decode is not.
-    return [
-        f.at(severity=Severity.WARNING, message=f"payload: {f.message} (KubeVirt stored it as is)")
-        if f.code.startswith("webhook.")
-        else f.at(message=f"the upgraded payload would be invalid: {f.message}")
-        for f in found
-    ]
 
 
 def _kustomization(out: Outcome, path: Path, obj: dict[str, Any], targets: apis.Targets, *, partial: bool) -> None:

@@ -7,9 +7,9 @@ from typing import Any
 from transform import convert
 from transform.kubevirt import releases
 from transform.model.plain import as_map
-from transform.validate.decoding import NAMESPACED_KIND, Decoded, RevisionError, decode
+from transform.validate.decoding import NAMESPACED_KIND, Decoded, RevisionError, decode, skipped_by_label
 
-__all__ = ["LABEL", "NAMESPACED_KIND", "Decoded", "RevisionError", "decode", "is_ours", "owner"]
+__all__ = ["LABEL", "NAMESPACED_KIND", "Decoded", "RevisionError", "decode", "is_ours", "owner", "skipped_by_label"]
 
 LABEL = "instancetype.kubevirt.io/"
 

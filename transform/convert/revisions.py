@@ -14,7 +14,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from transform import convert
-from transform.convert.payloads import LABEL, NAMESPACED_KIND, Decoded, RevisionError, decode, owner
+from transform.convert.payloads import (
+    LABEL,
+    NAMESPACED_KIND,
+    Decoded,
+    RevisionError,
+    decode,
+    owner,
+    skipped_by_label,
+)
 from transform.kubevirt import gojson, releases
 from transform.kubevirt.names import UUID, name_problem
 from transform.model.findings import Finding, info, warning
@@ -157,9 +165,12 @@ def upgrade_revision(doc: dict[str, Any], *, rename: bool = False, hints: Hints 
     data = doc.get("data")
     latest = latest_version()
     labelled_latest = labels.get(VERSION_LABEL) == latest
+    try:
+        decoded = decode(data, convert.go_types())
+    except RevisionError as exc:
+        raise skipped_by_label(exc, latest) if labelled_latest else exc from None
     if labelled_latest and isinstance(data, dict) and data.get("apiVersion") == convert.LATEST:
-        return None  # KubeVirt never reads it again: nothing to decode, nothing to check
-    decoded = decode(data, convert.go_types())
+        return None  # current, and KubeVirt reads it
     findings = list(decoded.findings)
     if labelled_latest:
         if decoded.fmt == latest:

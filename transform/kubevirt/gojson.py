@@ -25,6 +25,7 @@ import datetime
 import json
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import cache
 from typing import Any
 
@@ -80,9 +81,14 @@ class Reencoded:
         return f"{path[-1]}: {json.dumps(value, separators=(', ', ': '))}"
 
 
-def reencode(value: Any, type_name: str, *, strict: bool = False) -> Reencoded:
-    """json.Marshal(json.Unmarshal(value, &T)) for the Go struct type `type_name` (a TYPES key)."""
-    codec = _Codec(strict)
+def reencode(value: Any, type_name: str, *, strict: bool = False, sent: bool | None = None) -> Reencoded:
+    """json.Marshal(json.Unmarshal(value, &T)) for the Go struct type `type_name` (a TYPES key).
+
+    `sent` (default: not `strict`): `value` is a document's data, which reaches KubeVirt as kubectl sends it
+    (sigs.k8s.io/yaml's JSON, read into unstructured and written again): a whole-number float is an integer
+    (`2.0`, `1E1` -> `2`, `10`) and an integer beyond int64 a float64. Otherwise `value` is JSON text Go reads
+    itself (the v1alpha1 wrapper's base64): numbers as written (`plain.loads_json(exact=True)`)."""
+    codec = _Codec(strict, not strict if sent is None else sent)
     out = codec.struct(value, type_name, (), ())
     return Reencoded(out, codec.unknown, codec.filled)
 
@@ -177,8 +183,9 @@ def _show(v: Any) -> str:
 
 
 class _Codec:
-    def __init__(self, strict: bool) -> None:
+    def __init__(self, strict: bool, sent: bool) -> None:
         self.strict = strict
+        self.sent = sent
         self.unknown: list[Path] = []
         self.filled: list[Path] = []
 
@@ -244,12 +251,16 @@ class _Codec:
             return v
         if kind in _INT_RANGE:
             low, high = _INT_RANGE[kind]
+            if self.sent:
+                v = as_sent(v)
             if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
                 raise self.fail(v, kind, ref, path, struct)
             return v
         if kind == "quantity":
             if isinstance(v, bool) or not isinstance(v, (str, int, float)):
                 raise self.fail(v, kind, ref, path, struct)
+            if self.sent and isinstance(v, int) and not _INT64[0] <= v <= _INT64[1]:
+                v = float(v)  # kubectl's unstructured reading: beyond int64, a float64 (written back as Go writes it)
             try:
                 return decode_quantity(v).string()  # UnmarshalJSON trims spaces, then ParseQuantity
             except QuantityError as exc:
@@ -297,6 +308,28 @@ class _Codec:
         except (ValueError, OverflowError):
             raise self.fail(v, "time", "", path, struct) from None
         return f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}Z"
+
+
+_INT64 = _INT_RANGE["int64"]
+
+
+def as_sent(v: Any) -> Any:
+    """A number as kubectl sends it (sigs.k8s.io/yaml then apimachinery's unstructured JSON, which keeps an
+    integer that fits int64 and makes anything else a float64, written back by encoding/json): a whole float
+    below 1e21 becomes the integer Go writes for it (`2.0` -> 2, `1E1` -> 10); an integer beyond int64 the
+    integer its float64 is written as. Anything else is returned as it is."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return v
+    if isinstance(v, int):
+        if _INT64[0] <= v <= _INT64[1]:
+            return v
+        try:
+            v = float(v)
+        except OverflowError:
+            return v
+    if v.is_integer() and abs(v) < 1e21:  # encoding/json writes it without a fraction or exponent
+        return int(Decimal(repr(float(v))))  # its shortest digits, as Go writes them
+    return v
 
 
 def _empty(v: Any, kind: str) -> bool:

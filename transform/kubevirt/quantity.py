@@ -19,8 +19,9 @@ scale_int.go) including its quirks:
 
 YAML may give a number instead of a string. Kubernetes converts YAML to JSON and hands the
 raw JSON number text to ``Quantity.UnmarshalJSON``; :func:`parse_quantity` therefore turns an
-int into its decimal text and a float into Go's ``encoding/json`` float text first (so a
-YAML ``0.5`` becomes ``"500m"``, ``1e21`` becomes ``"1e+21"``).
+int into its exact decimal text, a JSON number read with its text (``plain.JSONNumber``) into that
+text, and a float into Go's ``encoding/json`` float text (so a YAML ``0.5`` becomes ``"500m"``,
+``1e21`` becomes ``"1e+21"``). No float comes between a JSON text and the quantity.
 
 Public API: :func:`parse_quantity`, :func:`decode_quantity`, :func:`canonical`,
 :func:`is_quantity`, :class:`Quantity`, :class:`Format`, :class:`QuantityError`.
@@ -327,15 +328,15 @@ def _go_json_float(number: float) -> str:
 
 
 def _number_text(value: object) -> str:
+    """The JSON text `UnmarshalJSON` is given for a number: exact for an integer (a YAML integer beyond
+    uint64 was already read as a float by the resolver) and for a JSON number that kept its text."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
-        if -(1 << 63) <= value < (1 << 64):
-            return str(value)
-        try:  # go-yaml resolves an integer beyond uint64 as a float64
-            return _go_json_float(float(value))
-        except OverflowError as exc:
-            raise QuantityError(ERR_FORMAT_WRONG) from exc
+        return str(value)
+    text = getattr(value, "text", None)
+    if isinstance(text, str):
+        return text
     if isinstance(value, float):
         return _go_json_float(value)
     raise QuantityError(f"cannot use {type(value).__name__} as a quantity")

@@ -84,11 +84,27 @@ def _no_constant(name: str) -> Any:
     raise PayloadError(f"{name} is not a JSON number (Go's encoding/json refuses it)")
 
 
-def loads_json(data: str | bytes, unique_keys: bool = False) -> Any:
+class JSONNumber(float):
+    """A JSON number with a fraction or an exponent, with its text: Go's decoders read the text (a Quantity
+    parses it exactly, an integer field refuses `2.0`), so no float rounding comes between."""
+
+    text: str
+
+    def __new__(cls, text: str) -> JSONNumber:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def loads_json(data: str | bytes, unique_keys: bool = False, exact: bool = False) -> Any:
     """json.loads for payloads decoded out of a document (base64 wrappers), with the document limits:
     nesting at most MAX_DEPTH, no NaN or infinity. Raises ValueError (PayloadError for a limit);
     with `unique_keys`, a ValueError for a key written twice in an object, as sigs.k8s.io/json's strict
-    decoding refuses it (after the limits), in the same single reading."""
+    decoding refuses it (after the limits), in the same single reading; with `exact`, a number with a
+    fraction or exponent is a `JSONNumber` (integers are exact anyway)."""
     import json
 
     duplicates: list[str] = []
@@ -100,7 +116,12 @@ def loads_json(data: str | bytes, unique_keys: bool = False) -> Any:
         return out
 
     try:
-        value = json.loads(data, parse_constant=_no_constant, object_pairs_hook=pairs if unique_keys else None)
+        value = json.loads(
+            data,
+            parse_constant=_no_constant,
+            object_pairs_hook=pairs if unique_keys else None,
+            parse_float=JSONNumber if exact else None,
+        )
     except RecursionError:
         raise PayloadError(f"nesting deeper than {MAX_DEPTH} levels") from None
     bad = first_unrepresentable(value)

@@ -23,6 +23,7 @@ from transform.model.findings import Finding, format_path, info, warning
 from transform.model.plain import PayloadError, loads_json
 
 GROUP = "instancetype.kubevirt.io"
+VERSION_LABEL = GROUP + "/object-version"
 NAMESPACED_KIND = {"instancetype": "VirtualMachineInstancetype", "preference": "VirtualMachinePreference"}
 
 
@@ -41,6 +42,23 @@ class Decoded:
     kind: str
     obj: dict[str, Any]  # the payload as a plain object of its own version
     findings: list[Finding] = field(default_factory=list)
+
+
+def written_version() -> str:
+    """The payload version KubeVirt writes (and labels revisions with): the group's newest."""
+    return apis.latest(GROUP).rpartition("/")[2]
+
+
+def skipped_by_label(exc: RevisionError, label: str) -> RevisionError:
+    """`exc` for a revision labelled `object-version: <label>`, the version KubeVirt writes: KubeVirt trusts the
+    label and never upgrades the revision, then fails to read the payload when a VM uses it (any release)."""
+    return RevisionError(
+        "revision.labelled-unreadable",
+        f"labelled object-version {label}, so KubeVirt trusts the label and skips this revision when it upgrades "
+        f"revisions, but it cannot read the payload either, so a VM using it will not start on any release: "
+        f"{exc.message}",
+        exc.path,
+    )
 
 
 def _go_findings(result: gojson.Reencoded, base: tuple[Any, ...], version: str) -> list[Finding]:
@@ -160,7 +178,8 @@ def _decode_wrapper(data: dict[str, Any]) -> Decoded:
     raw = data["spec"]
     try:
         payload = base64.b64decode(re.sub(r"[\r\n]", "", raw), validate=True)
-        spec = loads_json(payload, unique_keys=True)  # sigs.k8s.io/json's strict decoding refuses duplicate keys
+        # sigs.k8s.io/json reads the text itself: duplicate keys refused, numbers as written (no float between)
+        spec = loads_json(payload, unique_keys=True, exact=True)
     except PayloadError as exc:
         raise RevisionError(
             "revision.payload-limit",

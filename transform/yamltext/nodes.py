@@ -32,7 +32,7 @@ from ruamel.yaml.events import (
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from transform.yamltext import resolver, values
-from transform.yamltext.pureparser import PureLoader
+from transform.yamltext.pureparser import PureLoader, goyaml_reads_it
 from transform.yamltext.resolver import KubernetesResolver
 from transform.yamltext.values import MAX_DEPTH, MAX_EXPANDED_NODES, ParseError
 
@@ -42,18 +42,9 @@ except ImportError:  # no wheel for this Python: the pure-Python parser below
     CParser = None
 
 __all__ = [
-    "MAX_DEPTH",
-    "MAX_EXPANDED_NODES",
-    "Document",
-    "MappingNode",
-    "Node",
-    "ParseError",
-    "ScalarNode",
-    "SequenceNode",
-    "compose",
-    "parse",
-    "well_formed",
-]
+    "MAX_DEPTH", "MAX_EXPANDED_NODES", "Document", "MappingNode", "Node", "ParseError",
+    "ScalarNode", "SequenceNode", "compose", "parse", "well_formed",
+]  # fmt: skip
 
 PARSER_ENV = "INSTANCETYPE_UPGRADE_YAML_PARSER"  # "pure" forces ruamel's pure-Python parser
 
@@ -179,7 +170,7 @@ def read_scalar(text: str) -> Any:
     return values.to_value(root)[0]
 
 
-def block_entries(text: str, key: str) -> tuple[int, list[int], int] | None:
+def block_entries(text: str, key: str, parser: type | None = None) -> tuple[int, list[int], int] | None:
     """Where the parser finds the top-level `key` of a one-document mapping and the entries of its block
     sequence: (the key's offset, each entry's offset, the sequence's end), offsets into `text` as the
     parser counts them; None when `text` does not read so (not YAML, an alias, a flow sequence, the key
@@ -187,9 +178,10 @@ def block_entries(text: str, key: str) -> tuple[int, list[int], int] | None:
     loader = None
     depth, at_key, want, in_seq = 0, True, False, False
     found, entries, end = -1, [], -1
+    chosen = parser or _loader
     try:
         _check_depth(text)
-        loader = _loader(text)
+        loader = chosen(text)
         while loader.check_event():
             e = loader.get_event()
             if isinstance(e, AliasEvent):
@@ -213,41 +205,45 @@ def block_entries(text: str, key: str) -> tuple[int, list[int], int] | None:
                 depth -= 1
                 if in_seq and depth == 1:
                     end, in_seq = e.start_mark.index, False
-    except (ParseError, YAMLError):
-        return None
+    except (ParseError, YAMLError) as exc:
+        return block_entries(text, key, PureLoader) if goyaml_reads_it(exc, chosen) else None
     finally:
         if loader is not None:
             _dispose(loader)
     return (found, entries, end) if found >= 0 and end >= 0 else None
 
 
-def well_formed(text: str) -> bool:
+def well_formed(text: str, parser: type | None = None) -> bool:
     """Whether `text` reads as YAML within the nesting limit, without an alias, building no node: libyaml's
     parser alone (a few milliseconds a megabyte); the events are looked at only when there may be an alias."""
     loader = None
+    chosen = parser or _loader
     try:
         _check_depth(text)
-        loader = _loader(text)
+        loader = chosen(text)
         if "*" not in text and hasattr(loader, "raw_parse"):
             loader.raw_parse()
             return True
         while loader.check_event():
             if isinstance(loader.get_event(), AliasEvent):
                 return False
-    except (ParseError, YAMLError):
-        return False
+    except (ParseError, YAMLError) as exc:
+        return goyaml_reads_it(exc, chosen) and well_formed(text, PureLoader)
     finally:
         if loader is not None:
             _dispose(loader)
     return True
 
 
-def _compose(text: str) -> Node | None:
+def _compose(text: str, parser: type | None = None) -> Node | None:
     loader = None
+    chosen = parser or _loader
     try:
-        loader = _loader(text)
+        loader = chosen(text)
         root = loader.get_single_node()
     except MarkedYAMLError as exc:
+        if goyaml_reads_it(exc, chosen):
+            return _compose(text, PureLoader)  # the first loader is disposed below
         mark = exc.problem_mark or exc.context_mark
         msg = " ".join(p for p in (exc.context, exc.problem) if p)
         raise ParseError(

@@ -7,6 +7,11 @@ libyaml's behaviour, so that both parsers give the same nodes and positions:
 - an empty value in a block mapping (`a:`) sits right after its `:`, not at the next token;
 - an empty value in a flow mapping (`{a: }`) sits at the next token, not after the `:`;
 - a tab separates tokens in block context after a key or value indicator (`a:<TAB>b`).
+
+It also reads what libyaml refuses but go-yaml v2 reads: a `:` inside a plain scalar of a flow collection
+(`{creationTimestamp: 2023-03-01T10:00:00Z}`; libyaml: "found unexpected ':'"). Its YAML 1.1 scanner rules
+are go-yaml v2's there (`:` ends a plain scalar only before a blank; `,?[]{}` end it in flow context), so
+`nodes` reads such a text again with this parser (`goyaml_reads_it`) and refuses only what Kubernetes refuses.
 """
 
 from __future__ import annotations
@@ -30,6 +35,11 @@ from ruamel.yaml.tokens import (
 from transform.yamltext.resolver import KubernetesResolver
 
 _THE_END = "\0\r\n\x85\u2028\u2029"
+
+
+def goyaml_reads_it(exc: Exception, parser: type) -> bool:
+    """Whether `parser`'s error is libyaml's refusal of a `:` in a flow plain scalar, which go-yaml v2 reads."""
+    return parser is not PureLoader and "found unexpected ':'" in str(getattr(exc, "problem", "") or "")
 
 
 class PureLoader(Reader, Scanner, Parser, Composer, KubernetesResolver):
