@@ -93,7 +93,9 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
     elif (is_kustomization_kind(obj) and api is not None) or (
         kind is None and api is None and not path and is_kustomization_file(file)
     ):
-        _kustomization(out, path, obj, targets, partial=file in index.partial_kustomizations)
+        _kustomization(
+            out, path, obj, targets, file in index.partial_kustomizations, file in index.remote_kustomizations
+        )
     elif kind == "VirtualMachineSnapshotContent":
         vm = _get(obj, ("spec", "source", "virtualMachine"))
         if isinstance(vm, dict):
@@ -313,8 +315,10 @@ def _payload_not_served(obj: dict[str, Any], target: apis.Release) -> Finding:
     )
 
 
-def _kustomization(out: Outcome, path: Path, obj: dict[str, Any], targets: apis.Targets, *, partial: bool) -> None:
-    result = kustomize.upgrade_kustomization(obj, targets, partial=partial)
+def _kustomization(
+    out: Outcome, path: Path, obj: dict[str, Any], targets: apis.Targets, partial: bool, remote: bool
+) -> None:
+    result = kustomize.upgrade_kustomization(obj, targets, partial=partial, remote=remote)
     if result is None:
         return
     new, found = result
