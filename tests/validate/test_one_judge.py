@@ -45,3 +45,33 @@ def test_an_unserved_flavor_object_is_one_fact_in_validate_and_scan(
     if said:
         assert [f["message"] for f in validate] == [f["message"] for f in scan]
         assert validate[0]["severity"] == "warning" and scan[0]["severity"] == "error"
+
+
+VM_FLAVOR = """\
+apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata:
+  name: vm
+spec:
+  runStrategy: Halted
+  flavor:
+    name: f
+  template:
+    spec:
+      domain:
+        devices: {}
+"""
+
+
+def test_a_vm_flavor_matcher_is_one_fact_in_every_command(tmp_path: pathlib.Path) -> None:
+    """spec.flavor was renamed spec.instancetype in v0.56: before, check and validate called it a typo
+    (schema.unknown-field) while scan said target.vm-flavor."""
+    path = tmp_path / "vm.yaml"
+    path.write_text(VM_FLAVOR)
+    said = {}
+    for command in ("check", "validate", "scan"):
+        found = [f for f in _found(command, path, "1.9") if f["path"] == "spec.flavor"]
+        said[command] = sorted((f["code"], f["message"]) for f in found)
+    assert said["check"] == said["validate"] == said["scan"], said
+    assert [code for code, _ in said["scan"]] == ["target.vm-flavor"]
+    assert not [f for f in _found("scan", path, "0.55") if f["path"] == "spec.flavor"]

@@ -255,17 +255,7 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
     elif kind == "VirtualMachine" and group == "kubevirt.io":
         scan.files.add(file)
         scan.vms.append(vm_refs(obj, d))
-        found = list(_on_target(obj, scan.target))
-        if isinstance(as_map(obj.get("spec")).get("flavor"), dict) and scan.target >= FLAVOR_VM_UNTIL:
-            found.append(
-                error(
-                    "target.vm-flavor",
-                    f"spec.flavor is unknown to KubeVirt {releases.text(scan.target)} "
-                    "(renamed spec.instancetype in v0.56): run fix to rename it",
-                    ("spec", "flavor"),
-                )
-            )
-        breaking(found)
+        breaking(_on_target(obj, scan.target))
     elif group.endswith("kubevirt.io"):
         scan.files.add(file)
         scan.other.append(d)

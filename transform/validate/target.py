@@ -23,6 +23,7 @@ from transform.validate import crds, documents
 Release = tuple[int, int]
 
 FLAVOR_GROUP = "flavor.kubevirt.io"  # the instance types of KubeVirt before v0.56
+_FLAVOR_UNTIL = releases.VM_FIELDS[("spec", "flavor")][1] or releases.LATEST
 
 FORMAT_TEXT = {
     "F1": "a v1alpha1 SpecRevision wrapper",
@@ -131,14 +132,27 @@ def _vm_fields(obj: dict[str, Any], target: Release) -> list[Finding]:
     """VirtualMachine fields older than the bundled schemas (transform.kubevirt.releases.VM_FIELDS)."""
     out = []
     for path, (since, until) in releases.VM_FIELDS.items():
-        if until is not None or target >= since:
-            continue  # a field the target no longer has is a rename: the upgrade's business (spec.flavor)
         value: Any = obj
         for part in path:
             value = value.get(part) if isinstance(value, dict) else None
-        if value is not None:
+        if value is None:
+            continue
+        if until is not None and target >= until and path == ("spec", "flavor"):
+            out.append(vm_flavor(target, until))
+        elif until is None and target < since:
             out.append(crds.unknown_field(path, target, since, Severity.WARNING))
     return out
+
+
+def vm_flavor(target: Release, until: Release, severity: Severity = Severity.ERROR) -> Finding:
+    """`target.vm-flavor`: a VM's spec.flavor on a release after the flavor era (renamed, not a typo)."""
+    return Finding(
+        severity,
+        "target.vm-flavor",
+        f"spec.flavor is unknown to KubeVirt {releases.text(target)} (renamed spec.instancetype in "
+        f"v{releases.text(until)}): run fix to rename it",
+        path=("spec", "flavor"),
+    )
 
 
 def _topology(value: Any, target: releases.ReleaseInfo, path: tuple[Any, ...]) -> Finding | None:
@@ -184,6 +198,14 @@ def judge(
     found = documents.validate_document(obj, partial=partial, strict=strict, target=release, **cdi)
     on_target = target_findings(obj, release, fields=False)
     if obj.get("kind") != "ControllerRevision" or not str(obj.get("apiVersion", "")).startswith("apps/"):
+        renamed = {f.path for f in on_target if f.code == "target.vm-flavor"}
+        if renamed:  # a field an earlier release had under another name: the target's fact, not a typo
+            found = [
+                vm_flavor(release, _FLAVOR_UNTIL, f.severity)
+                if f.code == "schema.unknown-field" and f.path in renamed
+                else f
+                for f in found
+            ]
         return Judgement(own=found, target=on_target)
     judged = Judgement(
         own=[f for f in found if f.path[:1] != ("data",)],
