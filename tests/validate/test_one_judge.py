@@ -75,3 +75,34 @@ def test_a_vm_flavor_matcher_is_one_fact_in_every_command(tmp_path: pathlib.Path
     assert said["check"] == said["validate"] == said["scan"], said
     assert [code for code, _ in said["scan"]] == ["target.vm-flavor"]
     assert not [f for f in _found("scan", path, "0.55") if f["path"] == "spec.flavor"]
+
+
+FLAVOR_REVISION = """\
+apiVersion: apps/v1
+kind: ControllerRevision
+metadata:
+  name: vm-f-1
+  ownerReferences:
+  - apiVersion: kubevirt.io/v1
+    kind: VirtualMachine
+    name: vm
+    uid: 11111111-1111-1111-1111-111111111111
+data:
+  apiVersion: flavor.kubevirt.io/v1alpha1
+  kind: VirtualMachineFlavor
+  metadata:
+    name: f
+  profiles:
+  - name: default
+    default: true
+revision: 1
+"""
+
+
+def test_a_whole_flavor_payload_is_one_fact_in_validate_and_scan(tmp_path: pathlib.Path) -> None:
+    """No release decodes a whole flavor.kubevirt.io object in a revision: before, only scan said so."""
+    path = tmp_path / "cr.yaml"
+    path.write_text(FLAVOR_REVISION)
+    validate = [f for f in _found("validate", path, "1.9") if f["code"] == "target.payload-format"]
+    scan = [f for f in _found("scan", path, "1.9") if f["code"] == "target.payload-format"]
+    assert [(f["path"], f["message"]) for f in validate] == [(f["path"], f["message"]) for f in scan] != []

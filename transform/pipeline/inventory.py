@@ -234,17 +234,6 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
         scan.revisions.append(rev)
         if rev.error:
             breaking([error(rev.error_code, rev.error, rev.error_path)])
-        elif rev.era == "flavor-object":
-            breaking(
-                [
-                    error(
-                        "target.payload-format",
-                        "a whole flavor.kubevirt.io object: no KubeVirt release decodes "
-                        "it (no kind is registered for it)",
-                        ("data",),
-                    )
-                ]
-            )
         found = _on_target(obj, scan.target)
         if rev.era == "F0" and scan.target < FLAVOR_VM_UNTIL:  # the flavor era reads its own wrappers
             found = [f for f in found if f.code != "target.payload-format"]

@@ -33,6 +33,12 @@ FORMAT_TEXT = {
 
 def payload_unreadable(data: Any, target: Release) -> Finding | None:
     """`target.payload-format` when the target's KubeVirt cannot decode this ControllerRevision payload."""
+    if isinstance(data, dict) and str(data.get("apiVersion", "")).startswith(f"{FLAVOR_GROUP}/") and data.get("kind"):
+        return error(
+            "target.payload-format",
+            "a whole flavor.kubevirt.io object: no KubeVirt release decodes it (no kind is registered for it)",
+            ("data",),
+        )
     fmt = releases.payload_format(data)
     if fmt is None or releases.reads_payload(target, fmt):
         return None
