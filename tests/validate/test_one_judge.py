@@ -106,3 +106,26 @@ def test_a_whole_flavor_payload_is_one_fact_in_validate_and_scan(tmp_path: pathl
     validate = [f for f in _found("validate", path, "1.9") if f["code"] == "target.payload-format"]
     scan = [f for f in _found("scan", path, "1.9") if f["code"] == "target.payload-format"]
     assert [(f["path"], f["message"]) for f in validate] == [(f["path"], f["message"]) for f in scan] != []
+
+
+EXPORT = """\
+apiVersion: export.kubevirt.io/v1alpha1
+kind: VirtualMachineExport
+metadata:
+  name: e
+spec:
+  source:
+    apiGroup: kubevirt.io
+    kind: VirtualMachine
+    name: vm
+"""
+
+
+def test_a_removed_version_is_one_fact_in_validate_and_scan(tmp_path: pathlib.Path) -> None:
+    """export.kubevirt.io/v1alpha1 is removed in KubeVirt 1.9: scan said export.not-served and validate
+    export.not-latest; now both say export.not-served, in the same words."""
+    path = tmp_path / "export.yaml"
+    path.write_text(EXPORT)
+    validate = [(f["code"], f["message"]) for f in _found("validate", path, "1.9") if f["path"] == "apiVersion"]
+    scan = [(f["code"], f["message"]) for f in _found("scan", path, "1.9") if f["path"] == "apiVersion"]
+    assert validate == scan and [code for code, _ in scan] == ["export.not-served"]

@@ -55,9 +55,12 @@ class Judgement:
         found = self.own + self.payload
         unknown = {f.path for f in found if f.code in _UNKNOWN}
         said = {(f.code, f.path) for f in found}
-        return found + [
-            f for f in self.target if not (f.code in _UNKNOWN and f.path in unknown) and (f.code, f.path) not in said
-        ]
+        out = list(found)
+        for f in self.target:
+            if not (f.code in _UNKNOWN and f.path in unknown) and (f.code, f.path) not in said:
+                said.add((f.code, f.path))
+                out.append(f)
+        return out
 
 
 def verdict(judged: Judgement, stage: Stage, *, strict: bool = False) -> list[Finding]:
