@@ -129,3 +129,34 @@ def test_a_removed_version_is_one_fact_in_validate_and_scan(tmp_path: pathlib.Pa
     validate = [(f["code"], f["message"]) for f in _found("validate", path, "1.9") if f["path"] == "apiVersion"]
     scan = [(f["code"], f["message"]) for f in _found("scan", path, "1.9") if f["path"] == "apiVersion"]
     assert validate == scan and [code for code, _ in scan] == ["export.not-served"]
+
+
+CURRENT_REVISION = """\
+apiVersion: apps/v1
+kind: ControllerRevision
+metadata:
+  name: vm-small-v1beta1-1
+  labels:
+    instancetype.kubevirt.io/object-version: v1beta1
+data:
+  apiVersion: instancetype.kubevirt.io/v1beta1
+  kind: VirtualMachineInstancetype
+  metadata:
+    name: small
+  spec:
+    cpu:
+      guest: 1
+    memory:
+      guest: 1Gi
+    bogus: 1
+revision: 1
+"""
+
+
+def test_scan_does_not_judge_a_payload_by_a_crd_schema(tmp_path: pathlib.Path) -> None:
+    """A field no release has in a payload is what Go's decoder drops (validate: revision.dropped-field);
+    scan called it schema.unknown-field, a CRD schema's verdict on data the API server never reads."""
+    path = tmp_path / "cr.yaml"
+    path.write_text(CURRENT_REVISION)
+    assert [f["code"] for f in _found("validate", path, "1.9")] == ["revision.dropped-field"]
+    assert [f for f in _found("scan", path, "1.9") if f["path"].startswith("data")] == []

@@ -66,8 +66,10 @@ def target_findings(obj: dict[str, Any], release: Release | str, *, fields: bool
         if found is not None:
             out.append(found)
         if releases.payload_format(data) in releases.VERSIONS:
-            # a payload version the target does not serve is said once, by target.payload-format
-            inner = [f for f in target_findings(data, target, fields=fields) if f.code != "target.api-version"]
+            # a payload version the target does not serve is said once, by target.payload-format; a field no
+            # release has is the decoder's fact (revision.dropped-field), never a CRD schema's
+            skip = ("target.api-version", "schema.unknown-field")
+            inner = [f for f in target_findings(data, target, fields=fields) if f.code not in skip]
             out.extend(f.at(path=("data", *f.path)) for f in inner)
         return out
     if kind == "VirtualMachine" and isinstance(api_version, str) and api_version.startswith("kubevirt.io/"):
