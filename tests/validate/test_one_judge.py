@@ -160,3 +160,20 @@ def test_scan_does_not_judge_a_payload_by_a_crd_schema(tmp_path: pathlib.Path) -
     path.write_text(CURRENT_REVISION)
     assert [f["code"] for f in _found("validate", path, "1.9")] == ["revision.dropped-field"]
     assert [f for f in _found("scan", path, "1.9") if f["path"].startswith("data")] == []
+
+
+def test_a_chart_template_and_an_object_are_one_fact_in_scan(tmp_path: pathlib.Path) -> None:
+    """An instancetype version the target does not serve: scan said instancetype.not-served for a Helm
+    chart's template and target.api-version for a manifest's object; one code and message now."""
+    chart = tmp_path / "chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+    body = "kind: VirtualMachineInstancetype\nmetadata:\n  name: x\nspec:\n  cpu:\n    guest: 1\n"
+    (chart / "templates" / "it.yaml").write_text(
+        "apiVersion: instancetype.kubevirt.io/v1alpha1\n" + body.replace("x", "{{ .Values.name }}")
+    )
+    (tmp_path / "it.yaml").write_text("apiVersion: instancetype.kubevirt.io/v1alpha1\n" + body)
+    found = [f for f in _found("scan", tmp_path, "1.9") if f["path"] == "apiVersion"]
+    assert len(found) == 2
+    assert {(f["code"], f["message"]) for f in found} == {(found[0]["code"], found[0]["message"])}
+    assert found[0]["code"] == "target.api-version"

@@ -124,11 +124,11 @@ def _judge_text(
     version the target does not serve breaks by the table's verdict alone."""
     use = judge(obj, where, targets, breaking)
     if use is not None and use.family == "instancetype" and use.status in BREAKING:
-        use.breaks = True
-        verb = "does not serve" if use.status == "not-yet" else "no longer serves"
-        fix = f": run fix to upgrade it to {use.replacement}" if use.replacement else ""
+        use.breaks = True  # the target judge's fact, as for an object of a manifest (one code: target.api-version)
+        said = [f for f in _on_target(obj, targets.kubevirt) if f.code == "target.api-version"]
         on = f"KubeVirt {targets.kubevirt[0]}.{targets.kubevirt[1]}"
-        breaking([error("instancetype.not-served", f"{on} {verb} {use.api_version}{fix}", ("apiVersion",))])
+        fallback = error("target.api-version", f"{on} does not serve {use.api_version}", ("apiVersion",))
+        breaking(said or [fallback])
     return use
 
 
