@@ -6,8 +6,8 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from transform import convert
-from transform.convert import apiversion, flavor, kustomize, modernize, objects, payloads, revisions
-from transform.convert.index import REF_PATHS, Index, namespace_of
+from transform.convert import apiversion, flavor, kustomize, modernize, objects, payloads, revisions, wronggroup
+from transform.convert.index import REF_PATHS, Index, is_kustomization_kind, namespace_of, own_file
 from transform.convert.kustomize import is_kustomization_file
 from transform.convert.outcome import Change, Outcome, object_ref
 from transform.kubevirt import apis, embedding, gojson, releases
@@ -26,7 +26,9 @@ __all__ = ["Change", "Outcome", "preload", "upgrade_document"]
 def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str = "") -> Outcome:
     out = Outcome(value)  # copied on the first change only: most documents need none
     if not isinstance(value, dict):
-        if value is not None:
+        if isinstance(value, list) and file in index.patch_files:  # a JSON6902 patch file
+            kustomize.json6902_file(out, value, apis.Targets(settings.target, settings.target_cdi))
+        elif value is not None:
             out.findings.append(
                 error(
                     "input.not-an-object",
@@ -35,8 +37,9 @@ def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str 
                 )
             )
         return out
+    file = own_file(value, file)  # a ResourceList's item (or, read whole, its items): their own files
     for path, obj in embedding.walk(value):
-        _visit(out, path, obj, settings, index, file)
+        _visit(out, path, obj, settings, index, own_file(obj, file) if path[:1] == ("items",) else file)
     return out
 
 
@@ -73,7 +76,12 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
     before = len(out.findings)
     changes_before = len(out.changes)
     targets = apis.Targets(settings.target, settings.target_cdi)
-    if group in convert.GROUPS:
+    misplaced = wronggroup.misplaced(api, kind, targets) if not embedding.is_list(obj) else None
+    if misplaced is not None:
+        wronggroup.apply(out, path, misplaced, target_patch=index.is_target_patch(file) and len(path) <= 2)
+    elif group is not None and not path and index.pinned_patch(file):
+        out.findings.extend(kustomize.pinned_patch(str(api), str(kind), targets))
+    elif group in convert.GROUPS:
         _object(out, path, obj, str(api), str(kind), settings, index, file)
     elif group is not None and isinstance(kind, str) and not embedding.is_list(obj):
         objects.api_object(out, path, obj, str(api), kind, targets)
@@ -82,7 +90,7 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
     elif kind == "VirtualMachine" and group == "kubevirt.io":
         _vm(out, path, obj, path, index)
         objects.vm_extras(out, path, settings.modernize, targets)
-    elif (kind == "Kustomization" and str(api).startswith("kustomize.config.k8s.io/")) or (
+    elif (is_kustomization_kind(obj) and api is not None) or (
         kind is None and api is None and not path and is_kustomization_file(file)
     ):
         _kustomization(out, path, obj, targets, partial=file in index.partial_kustomizations)
@@ -93,7 +101,12 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
     elif kind == "VirtualMachinePool" and group == "pool.kubevirt.io":
         objects.pool_extras(out, path, targets)
     objects.references(out, path, settings.drop_server_fields, targets)
-    if group is not None and group not in convert.GROUPS and (not path or path[0] == "items") and len(path) <= 2:
+    if (
+        misplaced is None
+        and group not in (None, *convert.GROUPS)
+        and (not path or path[0] == "items")
+        and len(path) <= 2
+    ):
         _whole_object(out, path, obj, settings, file in index.patch_files, out.changes[changes_before:])
     if embedding.in_template(path):
         out.findings[before:] = embedding.substituted(out.findings[before:], obj)
@@ -310,7 +323,6 @@ def _payload_not_served(obj: dict[str, Any], target: apis.Release) -> Finding:
 
 
 def _kustomization(out: Outcome, path: Path, obj: dict[str, Any], targets: apis.Targets, *, partial: bool) -> None:
-
     result = kustomize.upgrade_kustomization(obj, targets, partial=partial)
     if result is None:
         return

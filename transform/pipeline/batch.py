@@ -22,11 +22,18 @@ if TYPE_CHECKING:  # the engine imports PyYAML: only pay for it when a file need
 
 # What the index reads: VMs that reference revisions, kustomizations, and (for --rename) revisions.
 # Helm's release records (`release.v1`: their type and name) for which revision is the latest deployed.
-INDEX_NEEDLES = ("revisionName", "controllerRevisionRef", "Kustomization", textio.HELM_NEEDLE, "ControllerRevision")
+INDEX_NEEDLES = (
+    "revisionName",
+    "controllerRevisionRef",
+    "Kustomization",
+    "Component",
+    textio.HELM_NEEDLE,
+    "ControllerRevision",
+)
 
 
 def index_needles(settings: Settings) -> tuple[str, ...]:
-    return INDEX_NEEDLES if settings.rename else INDEX_NEEDLES[:4]
+    return INDEX_NEEDLES if settings.rename else INDEX_NEEDLES[:5]
 
 
 @dataclass
@@ -238,5 +245,9 @@ def _patch_names(index: Index, items: list[Item]) -> None:
         return
     for item in items:
         rel = item.input.rel if item.input and item.input.root else item.name
-        if rel.replace(os.sep, "/") in index.patch_files:
-            index.patch_files.add(item.name)
+        for key in (rel.replace(os.sep, "/"), os.path.abspath(item.name).replace(os.sep, "/")):
+            for names in (index.patch_files, index.target_patch_files):
+                if key in names:
+                    names.add(item.name)
+            if key in index.untargeted_patch_files:
+                index.untargeted_patch_files.setdefault(item.name, set()).update(index.untargeted_patch_files[key])

@@ -93,6 +93,8 @@ def _kubevirt_document(
         out += rules
     elif kind == "VirtualMachine":
         out += webhooks.virtual_machine_rules(obj)
+    if api_version.startswith(("kubevirt.io/", "pool.kubevirt.io/")):
+        out += webhooks.discontinued_bindings(obj, target)
     return _sorted(out)
 
 
