@@ -153,6 +153,16 @@ revision: 1
 """
 
 
+def test_check_says_what_the_decoder_says_of_a_current_revision(tmp_path: pathlib.Path) -> None:
+    """A current revision is left as it is, and its payload's problems are said as validate says them
+    (before: check decoded the payload and said nothing)."""
+    path = tmp_path / "cr.yaml"
+    path.write_text(CURRENT_REVISION)
+    check = [(f["code"], f["path"], f["message"]) for f in _found("check", path, "1.9")]
+    validate = [(f["code"], f["path"], f["message"]) for f in _found("validate", path, "1.9")]
+    assert check == validate and [code for code, _, _ in check] == ["revision.dropped-field"]
+
+
 def test_scan_does_not_judge_a_payload_by_a_crd_schema(tmp_path: pathlib.Path) -> None:
     """A field no release has in a payload is what Go's decoder drops (validate: revision.dropped-field);
     scan called it schema.unknown-field, a CRD schema's verdict on data the API server never reads."""

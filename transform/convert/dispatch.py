@@ -259,12 +259,15 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
     if not releases.reads_payload(settings.target, revisions.latest_version()):
         out.findings.append(_payload_not_served(obj, settings.target))
         return
+    current: list[Finding] = []
     try:
-        up = revisions.upgrade_revision(obj, rename=settings.rename, hints=index.hints(name, ns))
+        up = revisions.upgrade_revision(obj, rename=settings.rename, hints=index.hints(name, ns), current=current)
     except revisions.RevisionError as exc:
         out.findings.append(error(exc.code, exc.message, exc.path))
         return
     if up is None:
+        # a current revision: what the decoder said of its payload, as of any document left as it is
+        out.findings.extend(verdict(Judgement(payload=current), Stage.CURRENT, strict=settings.strict))
         if settings.modernize and settings.modernize_revisions and isinstance(obj.get("data"), dict):
             data, found = modernize.modernize_object(copy.deepcopy(obj["data"]), settings.target)
             if data != obj["data"]:
