@@ -1,14 +1,19 @@
-"""What a target KubeVirt release cannot take from a document: the one judge of the target.
+"""The one judge: what is wrong with a document, for its own version and for the target release.
 
-Every command asks it (validate, fix, check, diff through transform.convert.dispatch; scan through
-transform.pipeline.inventory) and chooses only the severity. Its facts come from data: what a release
-serves and reads (transform.kubevirt.releases) and which fields it knows (the bundled CRD schemas, with
-the release that added each field: transform.validate.crds.added_in).
+`judge` returns a `model.policy.Judgement` (the document's own findings, its ControllerRevision payload's,
+the target's); every command calls it (fix, check, diff and the verify step through transform.convert.dispatch
+and transform.pipeline.verify, validate through transform.pipeline.validate_files, scan through
+transform.pipeline.inventory; backup and krm through the same engine) and chooses only the severity
+(`model.policy.verdict`). Its facts come from data: what a release serves and reads
+(transform.kubevirt.releases) and which fields it knows (the bundled CRD schemas, with the release that
+added each field: transform.validate.crds.added_in).
 
-One code per fact: `target.api-version` (not served), `target.payload-format` (a revision payload the
-release cannot decode), `target.unknown-field` (a field a later release added: the target's API server
-drops it), `target.topology-value` (a preferredCPUTopology value the release does not apply). A field no
-release has is `schema.unknown-field` (transform.validate.documents), never both.
+One code per fact: `target.api-version` (not served: an instancetype or flavor object), `target.payload-format`
+(a revision payload the release cannot decode), `target.unknown-field` (a field a later release added:
+the target's API server drops it), `target.topology-value` (a preferredCPUTopology value the release does
+not apply), `target.vm-flavor` (a VM's spec.flavor after v0.56). A field no release has is
+`schema.unknown-field` (transform.validate.documents), never both; in a payload it is the decoder's
+`revision.dropped-field`.
 """
 
 from __future__ import annotations
