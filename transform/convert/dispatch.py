@@ -160,7 +160,16 @@ def _object(
     if upgraded == (api, kind):
         # the target serves nothing newer (a release before 1.0): never write a version it does not serve
         rule = apiversion.object_rule(api, kind, apis.Targets(settings.target, settings.target_cdi))
-        out.findings.extend(rule[2] if rule is not None else [])
+        found = rule[2] if rule is not None else []
+        if any(f.code == "instancetype.not-served" for f in found):
+            # the target judge's fact, under its code (target.api-version), as validate and scan say it
+            # lazy: the validators and their schemas load only when a document is validated
+            from transform.validate.target import target_findings
+
+            said = [f for f in target_findings(obj, settings.target, fields=False) if f.code == "target.api-version"]
+            found = [f for f in found if f.code != "instancetype.not-served"]
+            found += [f.at(severity=Severity.WARNING) for f in said]
+        out.findings.extend(found)
         return
     if upgraded is None or releases.family_of(upgraded[1]) is None:
         if api == convert.LATEST and kind in releases.FAMILY_OF_KIND:
@@ -252,12 +261,15 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
     if not releases.reads_payload(settings.target, revisions.latest_version()):
         out.findings.append(_payload_not_served(obj, settings.target))
         return
+    current: list[Finding] = []
     try:
-        up = revisions.upgrade_revision(obj, rename=settings.rename, hints=index.hints(name, ns))
+        up = revisions.upgrade_revision(obj, rename=settings.rename, hints=index.hints(name, ns), current=current)
     except revisions.RevisionError as exc:
         out.findings.append(error(exc.code, exc.message, exc.path))
         return
     if up is None:
+        # a current revision: what the decoder said of its payload, as of any document left as it is
+        out.findings.extend(verdict(Judgement(payload=current), Stage.CURRENT, strict=settings.strict))
         if settings.modernize and settings.modernize_revisions and isinstance(obj.get("data"), dict):
             data, found = modernize.modernize_object(copy.deepcopy(obj["data"]), settings.target)
             if data != obj["data"]:

@@ -50,10 +50,17 @@ class Judgement:
 
     @property
     def facts(self) -> list[Finding]:
-        """Every finding, one per fact: a field already reported unknown at a path is not reported again."""
+        """Every finding, one per fact: a field already reported unknown at a path, or a fact already said
+        under the same code at the same path, is not reported again."""
         found = self.own + self.payload
         unknown = {f.path for f in found if f.code in _UNKNOWN}
-        return found + [f for f in self.target if not (f.code in _UNKNOWN and f.path in unknown)]
+        said = {(f.code, f.path) for f in found}
+        out = list(found)
+        for f in self.target:
+            if not (f.code in _UNKNOWN and f.path in unknown) and (f.code, f.path) not in said:
+                said.add((f.code, f.path))
+                out.append(f)
+        return out
 
 
 def verdict(judged: Judgement, stage: Stage, *, strict: bool = False) -> list[Finding]:
