@@ -141,6 +141,11 @@ def test_deep_and_nan_payloads_every_command(tmp_path: pathlib.Path, command: st
     for name in ("payload-deep.yaml", "payload-gpus-900.yaml", "payload-nan.yaml"):
         (tmp_path / name).write_bytes(HOSTILE[name][0])
     proc = run_cli(command, str(tmp_path))
+    if command == "validate":
+        # a ControllerRevision's data is no error of the revision object (issue 20 §2): said, as warnings
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr.count("warning: doc 0 ControllerRevision/default/vm-x-csmall-1: data.spec:") == 3
+        return
     assert proc.returncode in (1, 3), proc.stderr
 
 
