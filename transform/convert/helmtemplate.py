@@ -130,11 +130,12 @@ def _siblings(lines: list[Line], i: int) -> list[Line]:
 def _list_item(lines: list[Line], i: int, top: int) -> bool:
     """Is `lines[i]` a key of an item of the document's top-level `items:` sequence (a `kind: List`)?"""
     me, opener = lines[i], i
-    while not lines[opener].dash:  # the `- ` line that opens the mapping holding `me`
+    # the `- ` line that opens the mapping holding `me` (deeper lines, nested items too, are passed over)
+    while not (lines[opener].dash and lines[opener].key_col == me.key_col):
         opener -= 1
         if opener < 0 or lines[opener].boundary or lines[opener].first < me.key_col and not lines[opener].dash:
             return False
-        if lines[opener].dash and lines[opener].key_col != me.key_col:
+        if lines[opener].dash and lines[opener].key_col < me.key_col:
             return False
     first = lines[opener]
     for j in range(opener - 1, -1, -1):
