@@ -28,12 +28,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from transform.convert import apiversion
+from transform.convert import apiversion, helmflow
 from transform.kubevirt import apis
 from transform.model.findings import Finding, info, warning
 
 KINDS: frozenset[str] = frozenset(k for r in apis.TABLE for k in (*r.kinds, *r.kind_renames))
-_KEY = re.compile(r"""(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<plain>[A-Za-z_][\w./-]*))[ \t]*:(?=[ \t]|$)""")
 _BLOCK = re.compile(r"[ \t]+(?:&\S+[ \t]+|![^ \t]*[ \t]+)*[|>][-+0-9]*[ \t]*(?:#.*)?$")
 _ACTION = re.compile(r"\{\{.*?\}\}")
 _VALUE = re.compile(r"""[ \t]*(?P<q>["']?)(?P<v>[^"'#\s,][^"'#\s,]*)(?P=q)[ \t]*,?[ \t]*(?:#.*)?$""")
@@ -75,14 +74,10 @@ def _read_line(number: int, raw: str) -> Line | None:
         stripped = content[1:].lstrip(" \t")
         col += len(content) - len(stripped)
         content, dash = stripped, True
-    m = _KEY.match(content)
+    m = helmflow.KEY.match(content)
     if m is None:
         return Line(number, first, col, None, dash, "", 0)
-    return Line(number, first, col, _key_text(m), dash, content[m.end() :], col + m.end())
-
-
-def _key_text(m: re.Match[str]) -> str:
-    return m.group("dq") if m.group("dq") is not None else m.group("sq") if m.group("sq") is not None else m["plain"]
+    return Line(number, first, col, helmflow.key_text(m), dash, content[m.end() :], col + m.end())
 
 
 def _structure(raw: list[str]) -> list[Line]:
@@ -267,49 +262,6 @@ def _api_version(
     out.upgraded += whole  # a reference is no object: counted as in files (a changed file, 0 objects)
 
 
-def _flow_entries(text: str, start: int) -> list[tuple[str, int, int]] | None:
-    """The top-level `key: value` entries of the one-line flow mapping opening at `text[start]` ("{"), each
-    as (key, offset of its value, end of its value); None when it does not close on this line. Template
-    actions (`{{ ... }}`) and quoted scalars are read as opaque text."""
-    entries: list[tuple[int, int]] = []
-    depth, i, begin = 0, start, start + 1
-    while i < len(text):
-        c = text[i]
-        if text.startswith("{{", i):
-            close = text.find("}}", i + 2)
-            if close < 0:
-                return None
-            i = close + 2
-            continue
-        if c in "\"'":
-            close = text.find(c, i + 1)
-            while c == '"' and close > 0 and text[close - 1] == "\\":
-                close = text.find(c, close + 1)
-            if close < 0:
-                return None
-            i = close + 1
-            continue
-        if c in "{[":
-            depth += 1
-        elif c in "}]":
-            depth -= 1
-            if depth == 0:
-                entries.append((begin, i))
-                break
-        elif c == "," and depth == 1:
-            entries.append((begin, i))
-            begin = i + 1
-        i += 1
-    else:
-        return None
-    out = []
-    for a, b in entries:
-        m = _KEY.match(text, a + len(text[a:b]) - len(text[a:b].lstrip(" \t")))
-        if m is not None and m.end() <= b:
-            out.append((_key_text(m), m.end(), b))
-    return out
-
-
 def _flow_reference(
     out: Result, edits: dict[int, tuple[int, int, str]], raw: list[str], ln: Line, targets: apis.Targets, values: bool
 ) -> None:
@@ -319,7 +271,7 @@ def _flow_reference(
     start = ln.value_at + len(ln.value) - len(ln.value.lstrip(" \t")) if ln.key is not None else ln.key_col
     if not text.startswith("{", start) or text.startswith("{{", start) or "apiVersion" not in text:
         return
-    entries = {key: (a, b) for key, a, b in _flow_entries(text, start) or []}
+    entries = {key: (a, b) for key, a, b in helmflow.entries(text, start) or []}
     if "apiVersion" not in entries or "kind" not in entries:
         return
     kind_at, api_at = entries["kind"], entries["apiVersion"]
