@@ -72,6 +72,11 @@ REWRITE = [
         id="list-item-after-nested-items",
     ),
     pytest.param(
+        "apiVersion: kubevirt.io/v1alpha3 {{- /* the v0.x name */}}\nkind: VirtualMachine\n",
+        "apiVersion: kubevirt.io/v1 {{- /* the v0.x name */}}\nkind: VirtualMachine\n",
+        id="literal-before-a-template-comment",
+    ),
+    pytest.param(
         "apiVersion: v1\r\nkind: List\r\nitems:\r\n- apiVersion: export.kubevirt.io/v1alpha1\r\n"
         "  kind: VirtualMachineExport\r\n",
         "apiVersion: v1\r\nkind: List\r\nitems:\r\n- apiVersion: export.kubevirt.io/v1\r\n"

@@ -35,6 +35,7 @@ from transform.model.findings import Finding, info, warning
 KINDS: frozenset[str] = frozenset(k for r in apis.TABLE for k in (*r.kinds, *r.kind_renames))
 _BLOCK = re.compile(r"[ \t]+(?:&\S+[ \t]+|![^ \t]*[ \t]+)*[|>][-+0-9]*[ \t]*(?:#.*)?$")
 _ACTION = re.compile(r"\{\{.*?\}\}")
+_COMMENT_ACTION = re.compile(r"[ \t]*\{\{-?[ \t]*/\*.*?\*/[ \t]*-?\}\}")
 _VALUE = re.compile(r"""[ \t]*(?P<q>["']?)(?P<v>[^"'#\s,][^"'#\s,]*)(?P=q)[ \t]*,?[ \t]*(?:#.*)?$""")
 
 
@@ -143,7 +144,9 @@ def _list_item(lines: list[Line], i: int, top: int) -> bool:
 
 
 def _literal(value: str) -> tuple[str, int, int] | None:
-    """(value, start, end) of a one-line scalar value (quotes kept out of the span); None if templated."""
+    """(value, start, end) of a one-line scalar value (quotes kept out of the span); None if templated. A
+    template comment after it (`kubevirt.io/v1alpha3 {{- /* legacy */}}`) renders nothing: the value is literal."""
+    value = _COMMENT_ACTION.sub(lambda m: " " * len(m.group()), value)
     if "{{" in value:
         return None
     m = _VALUE.match(value)
