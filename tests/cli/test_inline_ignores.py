@@ -152,15 +152,14 @@ def test_strict_does_not_fail_what_a_directive_silenced(tmp_path: pathlib.Path) 
 
 
 def test_an_error_that_blocks_the_upgrade_stays(tmp_path: pathlib.Path) -> None:
-    """fix --strict: the upgraded object would be invalid (an unknown field): the file is not written, and
-    the directive naming the code does not hide why."""
+    """fix --strict: the input's problem (an unknown field, which the upgrade carries over) is an error under
+    --strict (issue 22 class C): the file is not written, and the directive naming the code does not hide why."""
     path = tmp_path / "it.yaml"
     body = text(api=D + "schema.unknown-field,target.,webhook.").split("---\n")[0]
     path.write_text(body)
     result = CliRunner().invoke(main_module.cli, ["fix", str(path), "--strict"])
-    assert (
-        result.exit_code == 3 and "error: doc 0: spec.devices.bogus: upgraded object would be invalid" in result.stdout
-    )
+    assert result.exit_code == 3 and "error: doc 0 VirtualMachinePreference/p: spec.devices.bogus: " in result.stdout
+    assert "the API server will refuse this object" in result.stdout
     assert path.read_text() == body
 
 

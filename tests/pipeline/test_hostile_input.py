@@ -85,10 +85,13 @@ HOSTILE: dict[str, tuple[bytes, str]] = {
         (IT + BODY.replace("guest: 1\n", "{guest: -.Inf}\n")).encode(),
         r"yaml-flow-inf\.yaml:\d+:\d+: error: .*spec\.cpu\.guest.*not a finite number",
     ),
-    "yaml-1e999.yaml": (
-        (IT + BODY.replace("guest: 1\n", "guest: 1.0e+999\n")).encode(),
+    "yaml-1e999.yaml": (  # in a payload: a standalone object's own bad value is a warning (issue 22 class C)
+        (
+            CR + "data:\n  apiVersion: instancetype.kubevirt.io/v1alpha2\n  kind: VirtualMachineInstancetype\n"
+            "  metadata:\n    name: a\n  spec:\n    cpu:\n      guest: 1.0e+999\n    memory:\n      guest: 1Gi\n"
+        ).encode(),
         # Kubernetes reads 1.0e+999 as a string (go-yaml: strconv.ParseFloat fails with ErrRange)
-        r'yaml-1e999\.yaml:7:\d+: error: .*spec\.cpu\.guest.*expected integer, got "1\.0e\+999"',
+        r'yaml-1e999\.yaml:19:\d+: error: .*data\.spec\.cpu\.guest.*got "1\.0e\+999"',
     ),
     "anchor-apiversion.yaml": (
         (
@@ -198,4 +201,5 @@ def test_cr_only_file_keeps_its_line_breaks() -> None:
 def test_cr_only_findings_count_cr_lines() -> None:
     data = _cr("a: 1\n---\n" + IT + BODY.replace("guest: 1\n", "guest: [1]\n"))
     r = upgrade_file("mac.yaml", data, Settings(), Index())
-    assert any(f.line == 9 and f.severity.value == "error" for f in r.findings), r.findings
+    # the object's own bad value (a warning since issue 22 class C), on the CR-only file's line 9
+    assert any(f.line == 9 and f.code == "schema.type" for f in r.findings), r.findings

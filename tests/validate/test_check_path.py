@@ -27,23 +27,32 @@ def test_unchanged_vm_problems_are_warnings_then_errors_with_strict(tmp_path: Pa
         'warning: doc 0 VirtualMachine/typo-vm: spec.template.spec.domain.cpuu: unknown field "spec.template.spec.domain.cpuu"'
         in out
     )
-    assert 'spec.template.spec.domain.cpu.cores: expected integer, got "two" [schema.type]' in out
+    assert (
+        "spec.template.spec.domain.cpu.cores: the API server will refuse this object: "
+        'expected integer, got "two" [schema.type]' in out
+    )
     strict = _cli("check", "--strict", str(vm))
     assert strict.returncode == 3
     assert "error: doc 0 VirtualMachine/typo-vm: spec.template.spec.domain.cpuu" in strict.stdout + strict.stderr
 
 
-def test_an_upgrade_that_would_be_invalid_exits_3_and_writes_nothing(tmp_path: Path) -> None:
+def test_an_input_problem_is_a_warning_then_an_error_with_strict(tmp_path: Path) -> None:
+    """The upgrade changes only apiVersion: the input's invalid value is its own problem, carried over (a warning
+    naming who refuses it; under --strict an error and nothing written). Issue 22 class C; was: exit 3."""
     text = (
         "apiVersion: snapshot.kubevirt.io/v1alpha1\nkind: VirtualMachineSnapshot\nmetadata:\n  name: s\n"
         "spec:\n  source:\n    apiGroup: kubevirt.io\n    kind: VirtualMachine\n    name: 3\n"
     )
     doc = tmp_path / "snap.yaml"
     doc.write_text(text)
-    run = _cli("fix", "--target-kubevirt", "1.9", str(doc))
+    run = _cli("fix", "--strict", "--target-kubevirt", "1.9", str(doc))
     assert run.returncode == 3, run.stdout + run.stderr
-    assert "upgraded object would be invalid: expected string, got 3" in run.stdout + run.stderr
+    assert "the API server will refuse this object: expected string, got 3" in run.stdout + run.stderr
     assert doc.read_text() == text
+    run = _cli("fix", "--target-kubevirt", "1.9", str(doc))
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "warning" in run.stdout + run.stderr and "expected string, got 3" in run.stdout + run.stderr
+    assert "snapshot.kubevirt.io/v1beta1" in doc.read_text()
     doc.write_text(text.replace("name: 3", "name: vm"))
     assert _cli("fix", "--target-kubevirt", "1.9", str(doc)).returncode == 1
     assert "snapshot.kubevirt.io/v1beta1" in doc.read_text()
@@ -83,14 +92,14 @@ def test_standalone_nulls_are_absent_and_refused_values_stay_refused(tmp_path: P
     ):
         bad = tmp_path / "bad.yaml"
         bad.write_text(IT + spec)
-        run = _cli("fix", str(bad))
+        run = _cli("fix", "--strict", str(bad))  # the input's own problem: an error under --strict (issue 22 C)
         assert run.returncode == 3 and reason in run.stdout + run.stderr, run.stdout + run.stderr
         assert bad.read_text() == IT + spec
     pref = tmp_path / "pref.yaml"
     text = IT.replace("VirtualMachineInstancetype", "VirtualMachinePreference")
     for topology in ('""', "bogus"):
         pref.write_text(text + f"  clock: null\n  cpu:\n    preferredCPUTopology: {topology}\n")
-        run = _cli("fix", str(pref))
+        run = _cli("fix", "--strict", str(pref))
         assert run.returncode == 3, run.stdout + run.stderr
         assert "unknown preferredCPUTopology" in run.stdout + run.stderr
         assert "clock" not in "".join(line for line in (run.stdout + run.stderr).splitlines() if "error" in line)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from transform import convert
@@ -190,18 +191,15 @@ def _object(
     out.findings.extend(found)
     note = f"{api} -> {new_api}" + (f" ({kind} -> {new_kind})" if new_kind != kind else "")
     out.findings.append(info("upgraded", f"upgraded {note}", ("apiVersion",)))
-    out.changes.append(
-        Change(
-            path,
-            check=lambda o: [f for f in _check_upgraded(o, settings, partial) if (f.code, f.path) not in carried],
-        )
-    )
+    out.changes.append(Change(path, check=lambda o: _check_upgraded(o, settings, partial, carried)))
 
 
 def _input_findings(
     obj: dict[str, Any], settings: Settings, partial: bool
 ) -> tuple[list[Finding], set[tuple[str, Path]]]:
-    """The input's problems (as warnings) and the missing fields an upgrade carries over without blame."""
+    """The input's problems (warnings; errors under --strict) and what an upgrade carries over without blame:
+    each problem the input already had (its code at its path), and anything inside a field the input's
+    version does not have (`("", path)`: its API server drops the field before it checks the object)."""
     # lazy: the validators and their schemas load only when a document is validated
     from transform.validate import documents as validation
 
@@ -210,9 +208,11 @@ def _input_findings(
     for f in validation.validate_document(
         obj, partial=partial, strict=settings.strict, target=settings.target, target_cdi=settings.target_cdi
     ):
-        if f.severity is Severity.ERROR and f.code == "schema.required":
-            # only apiVersion changes: a missing field was missing before (a kustomize patch?)
+        if f.code == "schema.unknown-field":
+            carried.add(("", f.path))
+        if f.severity is Severity.ERROR:
             carried.add((f.code, f.path))
+        if f.severity is Severity.ERROR and f.code == "schema.required":  # missing before: a kustomize patch?
             f = f.at(
                 message=f"{f.message} (a partial object such as a kustomize patch? list it in a "
                 "kustomization among the inputs to have it judged as one)"
@@ -221,26 +221,46 @@ def _input_findings(
     return found, carried
 
 
-def _input_finding(f: Finding, settings: Settings) -> Finding:
-    """Problems of the input that the upgrade carries over faithfully are warnings, not blockers."""
-    if f.severity is Severity.ERROR:
-        return f.at(severity=Severity.WARNING, message=f"input: {f.message}")
-    return f
+def _input_finding(f: Finding, settings: Settings, prefix: str = "input: ") -> Finding:
+    """A problem the input already had, which an upgrade carries over faithfully: a warning (an error under
+    --strict) that says who refuses the object and why; never a blocker of the upgrade."""
+    if f.severity is not Severity.ERROR:
+        return f
+    sev = Severity.ERROR if settings.strict else Severity.WARNING
+    return f.at(severity=sev, message=f"{prefix}{_refused_by(f)}{f.message}")
 
 
-def _check_upgraded(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
+def _refused_by(f: Finding) -> str:
+    """Who refuses an object for this finding (the API server's schema and ObjectMeta checks), or ""."""
+    return "the API server will refuse this object: " if f.code.startswith(("schema.", "metadata.")) else ""
+
+
+def _check_upgraded(
+    obj: dict[str, Any], settings: Settings, partial: bool, carried: Collection[tuple[str, Path]] = ()
+) -> list[Finding]:
     # lazy: the validators and their schemas load only when a document is validated
     from transform.validate import documents as validation
     from transform.validate import target as judge
 
-    found = [
-        f
-        for f in validation.validate_document(
-            obj, partial=partial, strict=settings.strict, target=settings.target, target_cdi=settings.target_cdi
-        )
-        if f.severity is Severity.ERROR
-    ]
-    found = [f.at(message=f"upgraded object would be invalid: {f.message}; fix the input first") for f in found]
+    found = []
+    dropped = [p for code, p in carried if not code]
+    for f in validation.validate_document(
+        obj, partial=partial, strict=settings.strict, target=settings.target, target_cdi=settings.target_cdi
+    ):
+        if f.severity is not Severity.ERROR or (f.code, f.path) in carried:
+            continue  # the input's own problem: reported with the input
+        field = next((p for p in dropped if f.path[: len(p)] == p), None)
+        if field is not None:
+            sev = Severity.ERROR if settings.strict else Severity.WARNING
+            where = ".".join(map(str, field))
+            message = (
+                f"{f.message}: once upgraded, {obj.get('apiVersion')} reads {where}, which the input's version lacks "
+                "(kubectl's strict field validation refuses it there, a lenient API server drops it unread), so the "
+                f"API server will refuse the upgraded object; fix or remove {where}"
+            )
+            found.append(f.at(severity=sev, message=message))
+            continue
+        found.append(f.at(message=f"upgraded object would be invalid: {f.message}; fix the input first"))
     on_target = judge.target_findings(obj, settings.target, fields=False)
     return found + [f for f in on_target if f.severity is not Severity.ERROR]
 
@@ -251,8 +271,7 @@ def _check_current(obj: dict[str, Any], settings: Settings, partial: bool) -> li
     from transform.validate.target import judge
 
     found = judge(obj, settings.target, strict=settings.strict, partial=partial, target_cdi=settings.target_cdi)
-    sev = Severity.ERROR if settings.strict else Severity.WARNING
-    return [f.at(severity=sev) if f.severity is Severity.ERROR else f for f in found]
+    return [_input_finding(f, settings, "") for f in found]
 
 
 def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, index: Index) -> None:
