@@ -297,7 +297,9 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
                 ]
             )
         found = _on_target(obj, scan.target)
-        if rev.era == "F0" and scan.target < FLAVOR_VM_UNTIL:  # the flavor era reads its own wrappers
+        if (
+            rev.era == releases.FLAVOR_WRAPPER_ERA and scan.target < FLAVOR_VM_UNTIL
+        ):  # the flavor era reads its own wrappers
             found = [f for f in found if f.code != "target.payload-format"]
         rev.readable = (
             not rev.error and rev.era != "flavor-object" and not any(f.code == "target.payload-format" for f in found)
@@ -361,7 +363,7 @@ def _revision(obj: dict[str, Any], d: Doc) -> Revision:
     if isinstance(label, str):
         rev.object_name, rev.object_name_source = label, "label"
     rev.era = revisions.era(decoded, data, labels, d.name)
-    if not rev.object_name and decoded.fmt == "F1":
+    if not rev.object_name and decoded.fmt == releases.WRAPPER:
         rev.object_name, rev.object_name_source = revisions.SYNTHETIC_NAME[decoded.family], "synthetic"
     elif not rev.object_name:
         rev.object_name = str(_get(decoded.obj, "metadata", "name") or "")
@@ -405,8 +407,8 @@ def _analyse(scan: Scan) -> None:
                 continue
             for rev in hits:
                 referenced.add(id(rev))
-                if ref.via == "flavor" and rev.era == "F1":
-                    rev.era = "F0"  # an apiVersion "" wrapper a flavor matcher names
+                if ref.via == "flavor" and rev.era == releases.WRAPPER:
+                    rev.era = releases.FLAVOR_WRAPPER_ERA  # an apiVersion "" wrapper a flavor matcher names
                 want = vm.matcher_names.get(ref.family)
                 if want and rev.object_name and rev.object_name != want:
                     scan.mismatches.append((vm, ref, rev, want))

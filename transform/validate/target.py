@@ -21,11 +21,6 @@ from transform.validate import crds, documents
 
 Release = tuple[int, int]
 
-FORMAT_TEXT = {
-    "F1": "a v1alpha1 SpecRevision wrapper",
-    "F1:empty-apiVersion": 'a v1alpha1 SpecRevision wrapper with apiVersion ""',
-}
-
 
 def payload_unreadable(data: Any, target: Release) -> Finding | None:
     """`target.payload-format` when the target's KubeVirt cannot decode this ControllerRevision payload."""
@@ -35,7 +30,7 @@ def payload_unreadable(data: Any, target: Release) -> Finding | None:
     return error(
         "target.payload-format",
         f"KubeVirt {releases.text(target)} cannot decode this ControllerRevision payload "
-        f"({FORMAT_TEXT.get(fmt, f'a whole {fmt} object')}); VMs using it fail with "
+        f"({releases.FORMAT_TEXT[fmt]}); VMs using it fail with "
         "FailedFindInstancetype/FailedFindPreference: run `instancetype-upgrade fix`",
         ("data",),
     )
