@@ -239,8 +239,13 @@ def _input_findings(
 
 
 def _carried(judged: Judgement) -> frozenset[tuple[str, Path]]:
-    """(code, path) of the input's own errors: an upgrade carries them over without blame."""
-    return frozenset((f.code, f.path) for f in judged.own + judged.payload if f.severity is Severity.ERROR)
+    """What an upgrade carries over without blame: (code, path) of each of the input's own errors, and
+    `("", path)` of each field the input's version does not have (its API server drops the field before it
+    checks the object; once upgraded it is read: transform.pipeline.verify says so)."""
+    found = judged.own + judged.payload
+    return frozenset((f.code, f.path) for f in found if f.severity is Severity.ERROR) | frozenset(
+        ("", f.path) for f in judged.own if f.code == "schema.unknown-field"
+    )
 
 
 def _judge(obj: dict[str, Any], settings: Settings, partial: bool) -> Judgement:
