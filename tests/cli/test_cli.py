@@ -22,9 +22,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "gitops-repo"
 OLD = "apiVersion: instancetype.kubevirt.io/v1alpha1  # keep me\nkind: VirtualMachinePreference\nmetadata:\n  name: p\nspec: {}\n"
 NEW = OLD.replace("v1alpha1", "v1beta1")
-# a problem the input already has is a warning (issue 22 class C), so the file the tool refuses is one it
-# cannot upgrade: a revision payload KubeVirt's decoder refuses (cpu.guest "two" for a Go uint32)
-BAD = "apiVersion: apps/v1\nkind: ControllerRevision\nmetadata: {name: x}\nrevision: 1\ndata: {apiVersion: instancetype.kubevirt.io/v1alpha2, kind: VirtualMachineInstancetype, metadata: {name: x}, spec: {cpu: {guest: two}, memory: {guest: 1Gi}}}\n"
+BAD = "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\nmetadata: {name: x}\nspec:\n  cpu: {guest: two}\n  memory: {guest: 1Gi}\n"
 
 
 @dataclass

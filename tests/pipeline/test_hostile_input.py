@@ -217,7 +217,7 @@ def test_a_yaml_number_kubernetes_reads_as_a_string_is_the_inputs_problem(tmp_pa
     make_tree(tmp_path, {"yaml-1e999.yaml": data})
     proc = run_cli("fix", str(tmp_path))
     assert proc.returncode == 1, proc.stderr
-    pattern = r'yaml-1e999\.yaml:7:\d+: warning: .*spec\.cpu\.guest: input: expected integer, got "1\.0e\+999"'
+    pattern = r'yaml-1e999\.yaml:7:\d+: warning: .*spec\.cpu\.guest: input: the API server will refuse this object: expected integer, got "1\.0e\+999"'
     assert re.search(pattern, proc.stderr), proc.stderr
     assert (tmp_path / "yaml-1e999.yaml").read_bytes() == data.replace(b"v1alpha1", b"v1beta1")
     assert_good_upgraded(tmp_path)

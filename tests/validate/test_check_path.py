@@ -98,7 +98,9 @@ def test_standalone_nulls_are_absent_and_refused_values_stay_refused(tmp_path: P
         assert bad.read_text() == IT + spec
         # issue 21 §1: the input had the problem already: carried over, with an `input:` warning
         run = _cli("fix", str(bad))
-        assert run.returncode == 1 and f"input: {reason}" in run.stdout, run.stdout + run.stderr
+        assert run.returncode == 1 and f"input: the API server will refuse this object: {reason}" in run.stdout, (
+            run.stdout + run.stderr
+        )
         assert bad.read_text() == (IT + spec).replace("v1alpha1", "v1beta1")
     pref = tmp_path / "pref.yaml"
     text = IT.replace("VirtualMachineInstancetype", "VirtualMachinePreference")
