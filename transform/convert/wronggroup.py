@@ -16,8 +16,11 @@ from transform.convert.outcome import Change, Outcome
 from transform.kubevirt import apis
 from transform.model.findings import Finding, error, warning
 
+Homes = tuple[dict[str, tuple[str, ...]], dict[str, frozenset[str]]]
+_MEMO: list[tuple[object, Homes]] = []
 
-def _homes() -> tuple[dict[str, tuple[str, ...]], dict[str, frozenset[str]]]:
+
+def _homes() -> Homes:
     """kind -> the groups that list it (oldest row first); group -> every kind its rows list (a group
     whose rows list none, such as migrations.kubevirt.io, or only legacy ones, is not judged)."""
     homes: dict[str, dict[str, None]] = {}
@@ -30,7 +33,11 @@ def _homes() -> tuple[dict[str, tuple[str, ...]], dict[str, frozenset[str]]]:
     return {k: tuple(g) for k, g in homes.items()}, {g: frozenset(k) for g, k in kinds.items()}
 
 
-HOMES, GROUP_KINDS = _homes()
+def tables() -> Homes:
+    """`_homes()` of the current API table (built again when the table is another one: a test's row)."""
+    if not _MEMO or _MEMO[0][0] is not apis.TABLE:
+        _MEMO[:] = [(apis.TABLE, _homes())]
+    return _MEMO[0][1]
 
 
 @dataclass(frozen=True)
@@ -52,9 +59,10 @@ def misplaced(api: object, kind: object, targets: apis.Targets) -> Misplaced | N
     if not isinstance(api, str) or not isinstance(kind, str):
         return None
     group = apis.group_of(api)
-    if group is None or not GROUP_KINDS.get(group) or kind in GROUP_KINDS[group] or kind not in HOMES:
+    homes_of, group_kinds = tables()
+    if group is None or not group_kinds.get(group) or kind in group_kinds[group] or kind not in homes_of:
         return None
-    homes = HOMES[kind]
+    homes = homes_of[kind]
     # a kind two groups list (VirtualMachinePreference: flavor, then instancetype): the current one
     home = next((g for g in homes if apis.split(apis.latest(g))[0] == g), homes[-1])
     first = next(r for r in apis.rows(home) if not r.legacy and kind in r.kinds)
