@@ -18,6 +18,8 @@ Output, deterministic (a test re-runs this script and compares bytes):
   schemas/cdi/index.json                   per release, CRD and version: the schema and the served/storage
                                            flags (CDI attaches a schema to each version); the CRDs' group,
                                            kind and scope; the source (tag, commit) of each release
+  schemas/cdi/added.json                   per CRD and version, the first CDI release whose schema has each
+                                           field path (as kubevirt/added.json)
   schemas/apps_v1_controllerrevision.json  apps/v1 ControllerRevision from kubectl's OpenAPI data, references
                                            inlined (a structural schema), descriptions stripped
 
@@ -267,6 +269,22 @@ def build_cdi(releases_dir: Any, files: dict[str, bytes]) -> None:
         "release_sources": dict(sorted(sources.items())),
     }
     files["cdi/index.json"] = (json.dumps(index, indent=1, sort_keys=True) + "\n").encode()
+    order = sorted(releases, key=lambda key: tuple(int(x) for x in key.split(".")))
+    added: dict[str, dict[str, dict[str, str]]] = {}
+    for crd in sorted(crds):
+        versions = sorted({v for key in order for v in releases[key].get(crd, {})})
+        for version in versions:
+            history = [
+                (key, releases[key][crd][version]["schema"]) for key in order if version in releases[key].get(crd, {})
+            ]
+            blobs = [(key, json.loads(gzip.decompress(files[f"cdi/{digest}.json.gz"]))) for key, digest in history]
+            first = first_releases(blobs)
+            if first:
+                added.setdefault(crd, {})[version] = first
+    about = "per CRD and version, the first bundled CDI release whose schema has a field path; built by " + (
+        "scripts/bundle_schemas.py"
+    )
+    files["cdi/added.json"] = (json.dumps({"about": about, "crds": added}, indent=1, sort_keys=True) + "\n").encode()
 
 
 def main(argv: list[str] | None = None) -> int:

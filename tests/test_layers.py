@@ -163,3 +163,23 @@ def test_readme_design_names_every_module() -> None:
         if f"`{layer}/`" not in design:
             missing.append(layer + "/")
     assert missing == [], "docs/design.md must name every module and layer"
+
+
+def test_readme_design_names_where_to_add_things() -> None:
+    """The README's Design section draws the data path and names one place each for a version hop, a
+    report format, an input source and an output; each place is in the package (issue 20 §4)."""
+    readme = (ROOT / "README.md").read_text()
+    assert "\n## Design\n" in readme
+    section = readme.split("\n## Design\n", 1)[1].split("\n## ", 1)[0]
+    for what in ("a version hop", "a report format", "an input source", "an output"):
+        assert what in section, what
+    places = {
+        "STEPS": PACKAGE / "convert" / "__init__.py",
+        "RENDERERS": PACKAGE / "report" / "formats.py",
+        "read_sources": PACKAGE / "pipeline" / "batch.py",
+        "Sink": PACKAGE / "pipeline" / "outputs.py",
+        "verdict": PACKAGE / "model" / "policy.py",
+    }
+    for name, path in places.items():
+        assert f"`{name}`" in section or name in section, name
+        assert f"{name}" in path.read_text(), (name, path)

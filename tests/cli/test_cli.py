@@ -22,9 +22,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "gitops-repo"
 OLD = "apiVersion: instancetype.kubevirt.io/v1alpha1  # keep me\nkind: VirtualMachinePreference\nmetadata:\n  name: p\nspec: {}\n"
 NEW = OLD.replace("v1alpha1", "v1beta1")
-# a problem the input already has is a warning (issue 22 class C), so the file the tool refuses is one it
-# cannot upgrade: a revision payload KubeVirt's decoder refuses (cpu.guest "two" for a Go uint32)
-BAD = "apiVersion: apps/v1\nkind: ControllerRevision\nmetadata: {name: x}\nrevision: 1\ndata: {apiVersion: instancetype.kubevirt.io/v1alpha2, kind: VirtualMachineInstancetype, metadata: {name: x}, spec: {cpu: {guest: two}, memory: {guest: 1Gi}}}\n"
+BAD = "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\nmetadata: {name: x}\nspec:\n  cpu: {guest: two}\n  memory: {guest: 1Gi}\n"
 
 
 @dataclass
@@ -100,7 +98,7 @@ def test_stdin_mode() -> None:
 
 
 def test_stdin_error_writes_nothing_to_stdout() -> None:
-    out = e2e("fix", "-", stdin=BAD.encode())
+    out = e2e("fix", "--strict", "-", stdin=BAD.encode())  # issue 21 §1: an input problem refuses under --strict
     assert out.returncode == 3
     assert out.stdout == b""
     assert b"<stdin>:5:" in out.stderr and b"spec.cpu.guest" in out.stderr
@@ -124,7 +122,7 @@ def test_usage_error_exits_2(tree: pathlib.Path) -> None:
 
 def test_errors_exit_3_and_other_files_still_processed(tree: pathlib.Path) -> None:
     (tree / "bad.yaml").write_text(BAD)
-    res = cli("fix", str(tree))
+    res = cli("fix", "--strict", str(tree))  # issue 21 §1: BAD's problem was the input's: refused under --strict
     assert res.returncode == 3
     assert (tree / "bad.yaml").read_text() == BAD
     assert (tree / "a" / "old.yaml").read_text() == NEW
@@ -223,7 +221,7 @@ def test_exit_zero_even_if_changed(tree: pathlib.Path) -> None:
     assert res.returncode == 0, res.stderr
     assert (tree / "a" / "old.yaml").read_text() == NEW
     (tree / "bad.yaml").write_text(BAD)
-    assert cli("fix", "--exit-zero-even-if-changed", str(tree)).returncode == 3
+    assert cli("fix", "--strict", "--exit-zero-even-if-changed", str(tree)).returncode == 3
 
 
 EXIT_PROBE = """

@@ -77,6 +77,22 @@ def test_target_kubevirt_is_parsed_the_same_everywhere(argv: list[str], tmp_path
     assert "KubeVirt 2.3 is newer than the newest release this tool knows (1.9)" in err, err
 
 
+@pytest.mark.parametrize("argv", [["check", "{tree}"], ["validate", "{tree}"], ["scan", "{tree}"]])
+def test_a_cdi_target_newer_than_the_data_is_said_and_judged_as_the_newest(
+    argv: list[str], tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As for --target-kubevirt: a CDI release after the newest the bundled CDI CRDs know is not silent."""
+    args = [a.replace("{tree}", str(tmp_path)) for a in argv]
+    code, _out, err = invoke(*args, "--target-cdi", "v1.70.1")
+    assert code == 0 and "CDI v1.70.1 is newer than the newest release this tool knows (1.66)" in err, err
+    code, _out, err = invoke(*args, "--target-cdi", "1.66")
+    assert code == 0 and "newer than" not in err, err
+    (tmp_path / "pyproject.toml").write_text('[tool.instancetype-upgrade]\ntarget-cdi = "2.0"\n')
+    monkeypatch.chdir(tmp_path)  # the repository's configuration: the same parser
+    code, _out, err = invoke(argv[0], ".")
+    assert "CDI 2.0 is newer than the newest release this tool knows (1.66)" in err, err
+
+
 def test_krm_function_config_reads_the_same_target_parser() -> None:
     from transform.integrations import krm
 
@@ -84,6 +100,10 @@ def test_krm_function_config_reads_the_same_target_parser() -> None:
     assert settings.target == (1, 7) and not found
     settings, found = krm.options({"kind": "ConfigMap", "data": {"target-kubevirt": "banana"}}, Settings())
     assert found and "not a KubeVirt release" in found[0].message
+    settings, found = krm.options({"kind": "ConfigMap", "data": {"target-cdi": "1.70"}}, Settings())
+    assert settings.target_cdi == (1, 66)
+    assert [(f.severity.value, f.code) for f in found] == [("info", "krm.config")]
+    assert "CDI 1.70 is newer than the newest release this tool knows (1.66)" in found[0].message
 
 
 def test_krm_function_config_keeps_every_other_setting() -> None:

@@ -26,6 +26,9 @@ ALLOWED = {
     "transform.cli.progress",  # the progress line (stdlib only), split out of driver
     "transform.model",
     "transform.model.findings",
+    "transform.model.policy",  # the run policy (stdlib only), split out of findings
+    "transform.pipeline.outputs",  # the sinks of the file commands (stdlib only)
+    "transform.pipeline.upgrade",  # the plan (its engine is imported lazily)
     "transform.model.settings",
     "transform.model.limits",
     "transform.pipeline",

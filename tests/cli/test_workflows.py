@@ -217,7 +217,7 @@ def test_a_failed_file_reports_no_upgrade(tmp_path: pathlib.Path) -> None:
     from tests.cli.test_cli import BAD
 
     (tmp_path / "bad.yaml").write_text(BAD)
-    code, out, _ = invoke("check", str(tmp_path))
+    code, out, _ = invoke("check", "--strict", str(tmp_path))  # issue 21 §1: the input's problem refuses under --strict
     assert code == 3 and "[upgraded]" not in out and "0 objects would be upgraded" in out, out
 
 

@@ -152,6 +152,55 @@ objects:
     ).replace("export.kubevirt.io/v1alpha1", "export.kubevirt.io/v1")
 
 
+def test_autoscaler_scale_targets_name_the_upgraded_version() -> None:
+    """An HPA on a pool (the user guide's example) or a VMI replica set, a KEDA ScaledObject, a VPA: the
+    scale target names the version like an owner reference; the same rule as in a Helm template, so that
+    `fix` on a chart and `fix` on its rendered output agree. Other groups and current versions stay."""
+    before = """\
+apiVersion: autoscaling/v1
+kind: HorizontalPodAutoscaler
+metadata: {name: h}
+spec:
+  scaleTargetRef:
+    kind: VirtualMachinePool
+    name: p
+    apiVersion: pool.kubevirt.io/v1alpha1   # pinned
+  maxReplicas: 3
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: h2}
+spec:
+  scaleTargetRef: {apiVersion: "kubevirt.io/v1alpha3", kind: VirtualMachineInstanceReplicaSet, name: rs}
+  maxReplicas: 3
+---
+apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata: {name: k}
+spec:
+  scaleTargetRef: {apiVersion: pool.kubevirt.io/v1alpha1, kind: VirtualMachinePool, name: p}
+---
+apiVersion: autoscaling.k8s.io/v1
+kind: VerticalPodAutoscaler
+metadata: {name: v}
+spec:
+  targetRef: {apiVersion: apps/v1, kind: Deployment, name: d}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: h3}
+spec:
+  scaleTargetRef: {apiVersion: pool.kubevirt.io/v1beta1, kind: VirtualMachinePool, name: p}
+"""
+    after, errors, codes = run(before)
+    assert not errors
+    assert after == before.replace("pool.kubevirt.io/v1alpha1", "pool.kubevirt.io/v1beta1").replace(
+        '"kubevirt.io/v1alpha3"', '"kubevirt.io/v1"'
+    )
+    assert {"pool.reference", "core.reference"} <= codes
+    assert run(after)[0] is None  # a second run changes nothing
+
+
 def test_vm_template_embeds_a_vm() -> None:
     before = """\
 apiVersion: template.kubevirt.io/v1alpha1

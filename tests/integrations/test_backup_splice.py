@@ -108,11 +108,8 @@ def test_a_pax_size_record_gets_a_re_encoded_header(tmp_path: Path, capsys: pyte
 
 def test_each_copy_is_reported_under_its_own_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Identical copies are upgraded once; each is still changed and reported, by its own name."""
-    # a payload KubeVirt cannot decode (a standalone object's own bad value is only a warning: issue 22 class C)
-    broken = (
-        b'{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"bad"},"revision":1,"data":'
-        b'{"apiVersion":"instancetype.kubevirt.io/v1alpha2","kind":"VirtualMachineInstancetype","spec":5}}'
-    )
+    # not a finite number: refused (a problem the input merely had, `"spec":5`, is a warning: issue 21 §1)
+    broken = b'{"apiVersion":"instancetype.kubevirt.io/v1alpha2","kind":"VirtualMachineInstancetype","spec":{"cpu":{"guest":1e999}}}'
     paths = [f"{IT_DIR}/namespaces/{NS}/bad.json", f"{IT_DIR}/v1alpha2-preferredversion/namespaces/{NS}/bad.json"]
     revs = [f"{CR_DIR}/namespaces/{NS}/{F2_NAME}.json", f"{CR_DIR}/v1-preferredversion/namespaces/{NS}/{F2_NAME}.json"]
     buf = io.BytesIO()

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from transform.cli.main import cli
 from transform.pipeline import inventory as core
+from transform.pipeline.batch import Item
 from transform.report import scan_tables as scan_report
 
 UID1 = "72c3a35b-6e18-487d-bebf-f73c7d4f4a40"
@@ -283,7 +284,7 @@ def test_velero_backup(tmp_path: Path) -> None:
 
 
 def test_scan_items_direct() -> None:
-    result = core.scan_items([("a.yaml", dump(F1, VM_A).encode()), ("b.txt", b"nothing here")], (1, 6))
+    result = core.scan_items([Item("a.yaml", dump(F1, VM_A).encode()), Item("b.txt", b"nothing here")], (1, 6))
     assert result.files_seen == 2 and result.candidates == 1
     assert [r.era for r in result.revisions] == ["F1"] and result.exit_code == 1
     assert scan_report.to_dict(result)["dangling"][0]["revision"] == F2["metadata"]["name"]

@@ -122,3 +122,27 @@ def test_scan_names_the_chart(chart: pathlib.Path) -> None:
     kinds = {(g["kind"], g["apiVersion"]) for g in json.loads(out)["apis"]}
     assert ("VirtualMachinePool", "pool.kubevirt.io/v1alpha1") in kinds
     assert ("VirtualMachineInstancetype", "instancetype.kubevirt.io/v1alpha2") in kinds
+
+
+def test_inline_ignores_in_templates_are_read_by_line(chart: pathlib.Path) -> None:
+    """harvester's charts render `apiVersion: {{ printf "kubevirt.io/%s" .Chart.AppVersion }}` on purpose: a
+    directive at the end of the line, or on the line before, silences that warning (the YAML reader of
+    directives cannot read a template); --no-inline-ignores turns them off."""
+    t = chart / "templates"
+    (t / "pref.yaml").write_text(
+        TEMPLATED.replace("}}\n", "}}  # instancetype-upgrade: ignore=helm.templated-apiversion\n", 1)
+    )
+    (t / "kv.yaml").write_text(
+        "# instancetype-upgrade: ignore=helm.templated\n"
+        'apiVersion: {{ printf "kubevirt.io/%s" .Chart.AppVersion }}\nkind: KubeVirt\n---\n'
+        'apiVersion: {{ printf "kubevirt.io/%s" .Chart.AppVersion }}  # instancetype-upgrade: ignroe=helm\n'
+        "kind: KubeVirt\n"
+    )
+    code, out, _ = cli("check", str(t / "pref.yaml"), str(t / "kv.yaml"))
+    assert code == 0, out
+    assert [line.split(": ")[0] for line in out.splitlines() if "[helm." in line] == [f"{t}/kv.yaml:5:13"], out
+    assert out.count("[inline-ignore.invalid]") == 1, out  # said once, by the YAML reader (this one parses)
+    # the warning quotes the template, not the comment after it
+    assert 'apiVersion is templated ({{ printf "kubevirt.io/%s" .Chart.AppVersion }})' in out
+    code, out, _ = cli("check", "--no-inline-ignores", str(t / "pref.yaml"), str(t / "kv.yaml"))
+    assert out.count("[helm.templated-apiversion]") == 3, out

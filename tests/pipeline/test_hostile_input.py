@@ -85,14 +85,6 @@ HOSTILE: dict[str, tuple[bytes, str]] = {
         (IT + BODY.replace("guest: 1\n", "{guest: -.Inf}\n")).encode(),
         r"yaml-flow-inf\.yaml:\d+:\d+: error: .*spec\.cpu\.guest.*not a finite number",
     ),
-    "yaml-1e999.yaml": (  # in a payload: a standalone object's own bad value is a warning (issue 22 class C)
-        (
-            CR + "data:\n  apiVersion: instancetype.kubevirt.io/v1alpha2\n  kind: VirtualMachineInstancetype\n"
-            "  metadata:\n    name: a\n  spec:\n    cpu:\n      guest: 1.0e+999\n    memory:\n      guest: 1Gi\n"
-        ).encode(),
-        # Kubernetes reads 1.0e+999 as a string (go-yaml: strconv.ParseFloat fails with ErrRange)
-        r'yaml-1e999\.yaml:19:\d+: error: .*data\.spec\.cpu\.guest.*got "1\.0e\+999"',
-    ),
     "anchor-apiversion.yaml": (
         (
             "apiVersion: &a instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\n"
@@ -149,6 +141,11 @@ def test_deep_and_nan_payloads_every_command(tmp_path: pathlib.Path, command: st
     for name in ("payload-deep.yaml", "payload-gpus-900.yaml", "payload-nan.yaml"):
         (tmp_path / name).write_bytes(HOSTILE[name][0])
     proc = run_cli(command, str(tmp_path))
+    if command == "validate":
+        # a ControllerRevision's data is no error of the revision object (issue 20 §2): said, as warnings
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr.count("warning: doc 0 ControllerRevision/default/vm-x-csmall-1: data.spec:") == 3
+        return
     assert proc.returncode in (1, 3), proc.stderr
 
 
@@ -201,5 +198,18 @@ def test_cr_only_file_keeps_its_line_breaks() -> None:
 def test_cr_only_findings_count_cr_lines() -> None:
     data = _cr("a: 1\n---\n" + IT + BODY.replace("guest: 1\n", "guest: [1]\n"))
     r = upgrade_file("mac.yaml", data, Settings(), Index())
-    # the object's own bad value (a warning since issue 22 class C), on the CR-only file's line 9
-    assert any(f.line == 9 and f.code == "schema.type" for f in r.findings), r.findings
+    # issue 21 §1: the input's own problem is a warning
+    assert any(f.line == 9 and f.severity.value == "warning" for f in r.findings), r.findings
+
+
+def test_a_yaml_number_kubernetes_reads_as_a_string_is_the_inputs_problem(tmp_path: pathlib.Path) -> None:
+    """Kubernetes reads 1.0e+999 as a string (go-yaml: strconv.ParseFloat fails with ErrRange): the input
+    had that problem already, so the upgrade carries it over with a warning (issue 21 §1; was exit 3)."""
+    data = (IT + BODY.replace("guest: 1\n", "guest: 1.0e+999\n")).encode()
+    make_tree(tmp_path, {"yaml-1e999.yaml": data})
+    proc = run_cli("fix", str(tmp_path))
+    assert proc.returncode == 1, proc.stderr
+    pattern = r'yaml-1e999\.yaml:7:\d+: warning: .*spec\.cpu\.guest: input: the API server will refuse this object: expected integer, got "1\.0e\+999"'
+    assert re.search(pattern, proc.stderr), proc.stderr
+    assert (tmp_path / "yaml-1e999.yaml").read_bytes() == data.replace(b"v1alpha1", b"v1beta1")
+    assert_good_upgraded(tmp_path)

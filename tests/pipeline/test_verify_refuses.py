@@ -12,7 +12,7 @@ import pytest
 
 from transform.convert.index import Index
 from transform.model.settings import Settings
-from transform.pipeline import onefile
+from transform.pipeline import verify
 from transform.pipeline.onefile import upgrade_file
 from transform.yamltext import emit, nodes
 
@@ -180,7 +180,7 @@ def test_a_large_json_document_is_read_back_from_events(monkeypatch: pytest.Monk
     monkeypatch.setattr(nodes, "parse", lambda text: loaded.append(text) or real(text))
     read = _parsed_texts(monkeypatch)
     result = upgrade_file("cr.json", data, Settings(), Index())
-    assert result.new_text is not None and len(result.new_text) > onefile._JSON_READ_WHOLE
+    assert result.new_text is not None and len(result.new_text) > verify._JSON_READ_WHOLE
     assert [t for t in read if '"name": "g24999"' in t], "the edited document must be read again"
     assert not [t for t in loaded if "v1beta1" in t], "the edited document was loaded whole"
 

@@ -151,12 +151,22 @@ def test_sigkill_at_random_points_leaves_old_or_new(tmp_path: pathlib.Path) -> N
     start = time.monotonic()
     cli(str(tmp_path))  # calibrate: how long a whole run takes on this machine (writes come last)
     full = time.monotonic() - start
+    dirs = sorted({p.parent for p in tree})
     kills = partial = 0
-    for _ in range(20):
+    for i in range(20):
         for path, (old, _new) in tree.items():
             path.write_bytes(old)
+        marks = [d.stat().st_mtime_ns for d in dirs]
         proc = cli(str(tmp_path), wait=False, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.4, 1.0) * full)
+        if i % 2:
+            # every other run: kill at a random point of the whole run
+            time.sleep(rng.uniform(0.4, 1.0) * full)
+        else:
+            # the others: wait until the write phase has begun (a temp file or a rename changes a directory),
+            # then kill a few milliseconds into it, so that the kills land among the writes on any machine
+            while proc.poll() is None and [d.stat().st_mtime_ns for d in dirs] == marks:
+                time.sleep(0.0005)
+            time.sleep(rng.uniform(0.0, 0.01))
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1

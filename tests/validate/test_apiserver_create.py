@@ -288,3 +288,20 @@ def test_cdi_status_is_dropped_where_cdis_crd_has_the_status_subresource() -> No
     found = validate_document(dv, target_cdi=(1, 56))
     assert [(f.severity.value, f.field_path) for f in found] == [("error", "status.phase")]
     assert validate_document(dv, target_cdi=(1, 66)) == []
+
+
+def test_a_cdi_field_of_a_later_cdi_release_is_the_targets_fact() -> None:
+    """CDI's own examples of v1.66 (a gcs source; http.insecureSkipVerify) judged at --target-cdi 1.56: the
+    fields exist, in later CDI releases; said as for KubeVirt (target.unknown-field, with the CDI release
+    that added them), not as a typo. A field no CDI release has stays schema.unknown-field."""
+    dv = {"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume", "metadata": {"name": "dv"},
+          "spec": {"source": {"gcs": {"url": "gs://b/disk.img"}},
+                   "storage": {"resources": {"requests": {"storage": "1Gi"}}}}}  # fmt: skip
+    found = validate_document(dv, target_cdi=(1, 56))
+    assert [(f.code, f.field_path) for f in found] == [("target.unknown-field", "spec.source.gcs")]
+    assert "CDI 1.56 does not know spec.source.gcs (added in 1.57)" in found[0].message
+    assert validate_document(dv, target_cdi=(1, 57)) == []
+    dv["spec"]["source"] = {"gcss": {"url": "gs://b/disk.img"}}
+    assert [(f.code, f.field_path) for f in validate_document(dv, target_cdi=(1, 56))] == [
+        ("schema.unknown-field", "spec.source.gcss")
+    ]

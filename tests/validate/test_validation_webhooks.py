@@ -108,3 +108,48 @@ def test_launch_security_deprecation_warning() -> None:
         ("warning", "webhook.deprecated-launch-security", ("spec", "launchSecurity"))
     ]
     assert found[0].message.startswith("launchSecurity is deprecated and will be removed in a future release.")
+
+
+# KubeVirt's network admitter (pkg/network/admitter: slirp.go from v1.3, discontinued.go from v1.8), written
+# out here: the binding, the first release refusing it on creation, the webhook's message.
+DISCONTINUED = [
+    ("slirp", (1, 3), "Slirp interface support has been discontinued since v1.3"),
+    ("macvtap", (1, 8), "Macvtap network binding has been discontinued since v1.3"),
+    ("passt", (1, 8), "Passt network binding has been discontinued since v1.3"),
+]
+
+
+def _vmi_spec(binding: str) -> dict[str, Any]:
+    return {
+        "domain": {"devices": {"interfaces": [{"name": "a", "masquerade": {}}, {"name": "b", binding: {}}]}},
+        "networks": [{"name": "a", "pod": {}}, {"name": "b", "multus": {"networkName": "n"}}],
+    }
+
+
+@pytest.mark.parametrize(("binding", "since", "message"), DISCONTINUED)
+def test_discontinued_bindings_are_refused_on_creation_from_their_release(
+    binding: str, since: tuple[int, int], message: str
+) -> None:
+    """KubeVirt's own examples of v0.49-v1.0 (vmi-slirp.yaml, vmi-macvtap.yaml) are refused by 1.3/1.8 on
+    create: the error names the field; a VMI replica set or pool is accepted but its VMIs are refused."""
+    vmi = {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachineInstance", "metadata": {"name": "v"}}
+    vmi["spec"] = _vmi_spec(binding)
+    before = (since[0], since[1] - 1)
+    assert [f for f in validate_document(vmi, target=before) if f.code == "webhook.discontinued-binding"] == []
+    found = [f for f in validate_document(vmi, target=since) if f.code == "webhook.discontinued-binding"]
+    assert [(f.severity.value, f.field_path) for f in found] == [
+        ("error", f"spec.domain.devices.interfaces[1].{binding}")
+    ]
+    assert found[0].message.startswith(message)
+    vm = {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "vm"},
+          "spec": {"runStrategy": "Halted", "template": {"spec": _vmi_spec(binding)}}}  # fmt: skip
+    found = [f for f in validate_document(vm, target=(1, 9)) if f.code == "webhook.discontinued-binding"]
+    assert [(f.severity.value, f.field_path) for f in found] == [
+        ("error", f"spec.template.spec.domain.devices.interfaces[1].{binding}")
+    ]
+    pool = {"apiVersion": "pool.kubevirt.io/v1beta1", "kind": "VirtualMachinePool", "metadata": {"name": "p"},
+            "spec": {"selector": {}, "virtualMachineTemplate": {"spec": {"template": {"spec": _vmi_spec(binding)}}}}}  # fmt: skip
+    found = [f for f in validate_document(pool, target=(1, 9)) if f.code == "webhook.discontinued-binding"]
+    assert [(f.severity.value, f.field_path) for f in found] == [
+        ("warning", f"spec.virtualMachineTemplate.spec.template.spec.domain.devices.interfaces[1].{binding}")
+    ]

@@ -108,17 +108,22 @@ def test_the_prefilter_reads_escapes_as_kubernetes(tmp_path: Path, text: str) ->
     assert after["apiVersion"] == "cdi.kubevirt.io/v1beta1"
 
 
-def test_an_inline_patch_naming_an_old_version_through_an_escape_is_reported(tmp_path: Path) -> None:
-    """kustomize parses an inline patch as YAML: `"instancetype.kubevirt.io\\x2fv1alpha1"` is the old version."""
-    (tmp_path / "kustomization.yaml").write_text(
+def test_an_inline_patch_naming_an_old_version_through_an_escape_is_upgraded(tmp_path: Path) -> None:
+    """kustomize parses an inline patch as YAML: `"instancetype.kubevirt.io\\x2fv1alpha1"` is the old version.
+    Issue 21 §2: the tool parses it too (it was a warning), so the scalar is upgraded in its own quotes."""
+    text = (
         "resources: []\npatches:\n- patch: |\n"
         '    apiVersion: "instancetype.kubevirt.io\\x2fv1alpha1"\n'
         "    kind: VirtualMachineInstancetype\n    metadata:\n      name: u1\n"
     )
+    (tmp_path / "kustomization.yaml").write_text(text)
     out = tmp_path / "report.json"
     cli.main(["check", "--format", "json", "--output-file", str(out), str(tmp_path)])
     codes = {f["code"] for f in json.loads(out.read_text())["findings"]}
-    assert "kustomize.inline-patch-escaped" in codes
+    assert "kustomize.inline-patch" in codes
+    assert cli.main(["fix", "-q", str(tmp_path)]) == 1
+    after = (tmp_path / "kustomization.yaml").read_text()
+    assert after == text.replace('"instancetype.kubevirt.io\\x2fv1alpha1"', '"instancetype.kubevirt.io/v1beta1"')
 
 
 def _quantity_rows() -> list[str]:

@@ -60,30 +60,32 @@ def scan(paths: tuple[str, ...], **kw: Any) -> None:
 def _run(paths: list[str], c: Settings) -> int:
     # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
     from transform.integrations import scan_inputs
-    from transform.model.findings import Finding, Severity, apply_policy
+    from transform.model.findings import Finding, Severity
+    from transform.model.policy import run_policy
     from transform.pipeline import inventory as core
+    from transform.pipeline import scan_links
+    from transform.pipeline.batch import Item
     from transform.report import formats
     from transform.report import scan_tables as scan_report
 
     errors: list[Finding] = []
     progress = Progress(unit="files")  # a terminal only
 
-    def counted(items: Iterator[tuple[str, bytes]]) -> Iterator[tuple[str, bytes]]:
+    def counted(items: Iterator[Item]) -> Iterator[Item]:
         for n, item in enumerate(items, 1):
             progress(n)
             yield item
 
     try:
-        roles: dict[str, tuple[str, str]] = {}
-        inputs = scan_inputs.iter_inputs(paths, c.include, c.exclude, errors, c, roles)
-        result = core.scan_items(counted(inputs), c.target, c, roles)
+        inputs = scan_inputs.iter_inputs(paths, c.include, c.exclude, errors, c)
+        result = core.scan_items(counted(inputs), c.target, c)
     finally:
         progress.close()
     result.errors[:0] = errors
-    result.breaking += core.missing_in_backups(result, [p for p in paths if scan_inputs.is_tarball(p)])
+    result.breaking += scan_links.missing_in_backups(result.dangling, [p for p in paths if scan_inputs.is_tarball(p)])
     fmt = c.fmt.lower()
-    result.errors = apply_policy(result.errors, strict=c.strict, select=c.select, ignore=c.ignore)
-    result.breaking = apply_policy(result.breaking, strict=False, select=c.select, ignore=c.ignore)
+    result.errors = run_policy(result.errors, strict=c.strict, select=c.select, ignore=c.ignore)
+    result.breaking = run_policy(result.breaking, strict=False, select=c.select, ignore=c.ignore)
     findings = result.errors + result.breaking
     if c.statistics:
         summary = formats.Summary(

@@ -53,9 +53,12 @@ def parse_target_cdi(ctx: click.Context | None, param: click.Parameter | None, v
     from transform.kubevirt import apis
 
     try:
-        return apis.parse_cdi(str(value))
+        release, note = apis.parse_cdi_target(str(value))
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
+    if note:
+        click.echo(f"instancetype-upgrade: note: {note}", err=True)
+    return release
 
 
 def parse_size(ctx: click.Context | None, param: click.Parameter | None, value: Any) -> int:

@@ -8,9 +8,10 @@ family (`export.upgraded`, `cdi.no-replacement`, `core.legacy`), so `--select ex
                                                    apiVersion: export.kubevirt.io/v1beta1 (1.3-1.8)
 
 References that carry a version are rewritten with the same rule: `metadata.ownerReferences[]`
-(by the owner's kind) and a VM's `spec.dataVolumeTemplates[]` (a documented no-op, for
-consistency). `managedFields` entries and `status` strings naming an old version are reported and,
-with `drop_server_fields`, removed: the API server owns them and writes them anew.
+(by the owner's kind), an autoscaler's scale target (`spec.scaleTargetRef`, `spec.targetRef`) and a
+VM's `spec.dataVolumeTemplates[]` (a documented no-op, for consistency). `managedFields` entries
+and `status` strings naming an old version are reported and, with `drop_server_fields`, removed:
+the API server owns them and writes them anew.
 """
 
 from __future__ import annotations
@@ -134,28 +135,61 @@ def owner_references(obj: dict[str, Any], targets: apis.Targets) -> tuple[list[t
     edits: list[tuple[Path, str]] = []
     found: list[Finding] = []
     for i, ref in enumerate(refs):
-        if not isinstance(ref, dict):
-            continue
-        path = ("metadata", "ownerReferences", i, "apiVersion")
-        new, d = reference_rule(ref.get("apiVersion"), ref.get("kind"), targets)
-        if new is not None and d is not None:
-            edits.append((path, new))
-            found.append(
-                info(
-                    f"{d.api.family}.owner-reference",
-                    f"owner reference {ref.get('kind')}/{ref.get('name')}: {ref['apiVersion']} -> {new}",
-                    path,
-                )
-            )
-        elif d is not None and d.status == "legacy":
-            found.append(
-                warning(
-                    f"{d.api.family}.legacy",
-                    f"owner reference names {ref.get('apiVersion')}, which cannot be upgraded: {d.api.legacy}",
-                    path,
-                )
+        if isinstance(ref, dict):
+            _reference(
+                ref, ("metadata", "ownerReferences", i), "owner-reference", "owner reference", targets, edits, found
             )
     return edits, found
+
+
+# Where an object other than an owner names another by apiVersion and kind (a CrossVersionObjectReference):
+# the workload an autoscaler scales (HPA and KEDA ScaledObject `spec.scaleTargetRef`, VPA `spec.targetRef`).
+# An HPA on a VirtualMachinePool or a VirtualMachineInstanceReplicaSet names the version like an owner does.
+TARGET_REFS: tuple[Path, ...] = (("spec", "scaleTargetRef"), ("spec", "targetRef"))
+
+
+def target_references(obj: dict[str, Any], targets: apis.Targets) -> tuple[list[tuple[Path, str]], list[Finding]]:
+    """(path, new apiVersion) for a scale target (`TARGET_REFS`) of a known group naming an old version."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return [], []
+    edits: list[tuple[Path, str]] = []
+    found: list[Finding] = []
+    for path in TARGET_REFS:
+        ref = spec.get(path[1])
+        if isinstance(ref, dict) and "apiVersion" in ref:
+            _reference(ref, path, "reference", "scale target", targets, edits, found)
+    return edits, found
+
+
+def _reference(
+    ref: dict[str, Any],
+    base: Path,
+    code: str,
+    what: str,
+    targets: apis.Targets,
+    edits: list[tuple[Path, str]],
+    found: list[Finding],
+) -> None:
+    path = (*base, "apiVersion")
+    new, d = reference_rule(ref.get("apiVersion"), ref.get("kind"), targets)
+    if new is not None and d is not None:
+        edits.append((path, new))
+        found.append(
+            info(
+                f"{d.api.family}.{code}",
+                f"{what} {ref.get('kind')}/{ref.get('name')}: {ref['apiVersion']} -> {new}",
+                path,
+            )
+        )
+    elif d is not None and d.status == "legacy":
+        found.append(
+            warning(
+                f"{d.api.family}.legacy",
+                f"{what} names {ref.get('apiVersion')}, which cannot be upgraded: {d.api.legacy}",
+                path,
+            )
+        )
 
 
 def data_volume_templates(spec: Any, base: Path, targets: apis.Targets) -> tuple[list[tuple[Path, str]], list[Finding]]:

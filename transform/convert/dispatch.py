@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from transform import convert
-from transform.convert import apiversion, flavor, kustomize, modernize, objects, payloads, revisions
-from transform.convert.index import REF_PATHS, Index, namespace_of
+from transform.convert import apiversion, flavor, kustomize, modernize, objects, payloads, revisions, wronggroup
+from transform.convert.index import REF_PATHS, Index, is_kustomization_kind, namespace_of, own_file
 from transform.convert.kustomize import is_kustomization_file
 from transform.convert.outcome import Change, Outcome, object_ref
 from transform.kubevirt import apis, embedding, gojson, releases
 from transform.model.findings import Finding, Severity, error, info, warning
 from transform.model.plain import as_map
 from transform.model.plain import get as _get
+from transform.model.policy import Judgement, Stage, verdict
 
 if TYPE_CHECKING:
     from transform.model.settings import Settings
@@ -26,7 +26,9 @@ __all__ = ["Change", "Outcome", "preload", "upgrade_document"]
 def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str = "") -> Outcome:
     out = Outcome(value)  # copied on the first change only: most documents need none
     if not isinstance(value, dict):
-        if value is not None:
+        if isinstance(value, list) and file in index.patch_files:  # a JSON6902 patch file
+            kustomize.json6902_file(out, value, apis.Targets(settings.target, settings.target_cdi))
+        elif value is not None:
             out.findings.append(
                 error(
                     "input.not-an-object",
@@ -35,8 +37,9 @@ def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str 
                 )
             )
         return out
+    file = own_file(value, file)  # a ResourceList's item (or, read whole, its items): their own files
     for path, obj in embedding.walk(value):
-        _visit(out, path, obj, settings, index, file)
+        _visit(out, path, obj, settings, index, own_file(obj, file) if path[:1] == ("items",) else file)
     return out
 
 
@@ -73,7 +76,12 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
     before = len(out.findings)
     changes_before = len(out.changes)
     targets = apis.Targets(settings.target, settings.target_cdi)
-    if group in convert.GROUPS:
+    misplaced = wronggroup.misplaced(api, kind, targets) if not embedding.is_list(obj) else None
+    if misplaced is not None:
+        wronggroup.apply(out, path, misplaced, target_patch=index.is_target_patch(file) and len(path) <= 2)
+    elif group is not None and not path and index.pinned_patch(file):
+        out.findings.extend(kustomize.pinned_patch(str(api), str(kind), targets))
+    elif group in convert.GROUPS:
         _object(out, path, obj, str(api), str(kind), settings, index, file)
     elif group is not None and isinstance(kind, str) and not embedding.is_list(obj):
         objects.api_object(out, path, obj, str(api), kind, targets)
@@ -82,7 +90,7 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
     elif kind == "VirtualMachine" and group == "kubevirt.io":
         _vm(out, path, obj, path, index)
         objects.vm_extras(out, path, settings.modernize, targets)
-    elif (kind == "Kustomization" and str(api).startswith("kustomize.config.k8s.io/")) or (
+    elif (is_kustomization_kind(obj) and api is not None) or (
         kind is None and api is None and not path and is_kustomization_file(file)
     ):
         _kustomization(out, path, obj, targets, partial=file in index.partial_kustomizations)
@@ -93,7 +101,12 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
     elif kind == "VirtualMachinePool" and group == "pool.kubevirt.io":
         objects.pool_extras(out, path, targets)
     objects.references(out, path, settings.drop_server_fields, targets)
-    if group is not None and group not in convert.GROUPS and (not path or path[0] == "items") and len(path) <= 2:
+    if (
+        misplaced is None
+        and group not in (None, *convert.GROUPS)
+        and (not path or path[0] == "items")
+        and len(path) <= 2
+    ):
         _whole_object(out, path, obj, settings, file in index.patch_files, out.changes[changes_before:])
     if embedding.in_template(path):
         out.findings[before:] = embedding.substituted(out.findings[before:], obj)
@@ -107,7 +120,7 @@ def _whole_object(
 ) -> None:
     """Any other KubeVirt object against its CRD schema at the target: a changed one must stay valid
     (checked before writing), problems of an unchanged one are warnings (errors under --strict)."""
-    mine = [c for c in changes if c.path == path and c.check is None]
+    mine = [c for c in changes if c.path == path and c.verify is None]
     if not any(c.path == path for c in changes):
         out.findings.extend(_check_current(obj, settings, partial))
         return
@@ -116,7 +129,7 @@ def _whole_object(
     found, carried = _input_findings(obj, settings, partial)
     out.findings.extend(found)
     for change in mine:
-        change.check = lambda o: [f for f in _check_upgraded(o, settings, partial) if (f.code, f.path) not in carried]
+        change.verify, change.partial, change.carried = Stage.UPGRADED, partial, frozenset(carried)
 
 
 def _resource(obj: dict[str, Any]) -> dict[str, Any]:
@@ -149,13 +162,15 @@ def _object(
         return
     if upgraded is None or releases.family_of(upgraded[1]) is None:
         if api == convert.LATEST and kind in releases.FAMILY_OF_KIND:
-            out.findings.extend(_check_current(obj, settings, partial=file in index.patch_files))
+            partial = file in index.patch_files
+            judged = _judge(obj, settings, partial)  # once: what is said of it, and what a rewrite carries
+            out.findings.extend(verdict(judged, Stage.CURRENT, strict=settings.strict))
             if settings.modernize:
                 new, found = modernize.modernize_object(copy.deepcopy(obj), settings.target)
                 out.findings.extend(found)
                 if new != obj:
                     out.set(path, new)
-                    out.changes.append(Change(path, check=lambda o: _check_upgraded(o, settings, False)))
+                    out.changes.append(Change(path, verify=Stage.UPGRADED, partial=partial, carried=_carried(judged)))
             return
         group, _, version = api.partition("/")
         if kind.endswith("List"):
@@ -191,87 +206,44 @@ def _object(
     out.findings.extend(found)
     note = f"{api} -> {new_api}" + (f" ({kind} -> {new_kind})" if new_kind != kind else "")
     out.findings.append(info("upgraded", f"upgraded {note}", ("apiVersion",)))
-    out.changes.append(Change(path, check=lambda o: _check_upgraded(o, settings, partial, carried)))
+    out.changes.append(Change(path, verify=Stage.UPGRADED, partial=partial, carried=frozenset(carried)))
 
 
 def _input_findings(
     obj: dict[str, Any], settings: Settings, partial: bool
 ) -> tuple[list[Finding], set[tuple[str, Path]]]:
-    """The input's problems (warnings; errors under --strict) and what an upgrade carries over without blame:
-    each problem the input already had (its code at its path), and anything inside a field the input's
-    version does not have (`("", path)`: its API server drops the field before it checks the object)."""
+    """The input's problems (as warnings) and the (code, path) of each: the upgrade carries a problem
+    the input already had over without blame (a kustomize base's placeholder name, a patch's missing
+    fields); it is refused only for a problem it introduces."""
+    judged = _judge(obj, settings, partial)
+    carried = set(_carried(judged))
+    # a field the input's version lacks is dropped (or refused) by its API server before anything checks it
+    carried.update(("", f.path) for f in judged.own if f.code == "schema.unknown-field")
+    for part in (judged.own, judged.payload):
+        for i, f in enumerate(part):
+            if f.severity is Severity.ERROR and f.code == "schema.required" and not partial:
+                part[i] = f.at(
+                    message=f"{f.message} (a partial object such as a kustomize patch? list it in a "
+                    "kustomization among the inputs to have it judged as one)"
+                )
+    return verdict(judged, Stage.INPUT), carried
+
+
+def _carried(judged: Judgement) -> frozenset[tuple[str, Path]]:
+    """(code, path) of the input's own errors: an upgrade carries them over without blame."""
+    return frozenset((f.code, f.path) for f in judged.own + judged.payload if f.severity is Severity.ERROR)
+
+
+def _judge(obj: dict[str, Any], settings: Settings, partial: bool) -> Judgement:
     # lazy: the validators and their schemas load only when a document is validated
-    from transform.validate import documents as validation
+    from transform.validate.target import judge
 
-    carried: set[tuple[str, Path]] = set()
-    found = []
-    for f in validation.validate_document(
-        obj, partial=partial, strict=settings.strict, target=settings.target, target_cdi=settings.target_cdi
-    ):
-        if f.code == "schema.unknown-field":
-            carried.add(("", f.path))
-        if f.severity is Severity.ERROR:
-            carried.add((f.code, f.path))
-        if f.severity is Severity.ERROR and f.code == "schema.required":  # missing before: a kustomize patch?
-            f = f.at(
-                message=f"{f.message} (a partial object such as a kustomize patch? list it in a "
-                "kustomization among the inputs to have it judged as one)"
-            )
-        found.append(_input_finding(f, settings))
-    return found, carried
-
-
-def _input_finding(f: Finding, settings: Settings, prefix: str = "input: ") -> Finding:
-    """A problem the input already had, which an upgrade carries over faithfully: a warning (an error under
-    --strict) that says who refuses the object and why; never a blocker of the upgrade."""
-    if f.severity is not Severity.ERROR:
-        return f
-    sev = Severity.ERROR if settings.strict else Severity.WARNING
-    return f.at(severity=sev, message=f"{prefix}{_refused_by(f)}{f.message}")
-
-
-def _refused_by(f: Finding) -> str:
-    """Who refuses an object for this finding (the API server's schema and ObjectMeta checks), or ""."""
-    return "the API server will refuse this object: " if f.code.startswith(("schema.", "metadata.")) else ""
-
-
-def _check_upgraded(
-    obj: dict[str, Any], settings: Settings, partial: bool, carried: Collection[tuple[str, Path]] = ()
-) -> list[Finding]:
-    # lazy: the validators and their schemas load only when a document is validated
-    from transform.validate import documents as validation
-    from transform.validate import target as judge
-
-    found = []
-    dropped = [p for code, p in carried if not code]
-    for f in validation.validate_document(
-        obj, partial=partial, strict=settings.strict, target=settings.target, target_cdi=settings.target_cdi
-    ):
-        if f.severity is not Severity.ERROR or (f.code, f.path) in carried:
-            continue  # the input's own problem: reported with the input
-        field = next((p for p in dropped if f.path[: len(p)] == p), None)
-        if field is not None:
-            sev = Severity.ERROR if settings.strict else Severity.WARNING
-            where = ".".join(map(str, field))
-            message = (
-                f"{f.message}: once upgraded, {obj.get('apiVersion')} reads {where}, which the input's version lacks "
-                "(kubectl's strict field validation refuses it there, a lenient API server drops it unread), so the "
-                f"API server will refuse the upgraded object; fix or remove {where}"
-            )
-            found.append(f.at(severity=sev, message=message))
-            continue
-        found.append(f.at(message=f"upgraded object would be invalid: {f.message}; fix the input first"))
-    on_target = judge.target_findings(obj, settings.target, fields=False)
-    return found + [f for f in on_target if f.severity is not Severity.ERROR]
+    return judge(obj, settings.target, strict=settings.strict, partial=partial, target_cdi=settings.target_cdi)
 
 
 def _check_current(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
     """A document that needs no change: its problems are warnings (errors only with --strict)."""
-    # lazy: the validators and their schemas load only when a document is validated
-    from transform.validate.target import judge
-
-    found = judge(obj, settings.target, strict=settings.strict, partial=partial, target_cdi=settings.target_cdi)
-    return [_input_finding(f, settings, "") for f in found]
+    return verdict(_judge(obj, settings, partial), Stage.CURRENT, strict=settings.strict)
 
 
 def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, index: Index) -> None:
@@ -291,7 +263,7 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
             if data != obj["data"]:
                 out.set(path + ("data",), data)
                 out.findings.extend(f.at(path=("data",) + f.path) for f in found)
-                out.changes.append(Change(path, upgraded=False, check=lambda o: _check_revision(o, settings)))
+                out.changes.append(Change(path, upgraded=False, verify=Stage.PAYLOAD))
         return
     if settings.modernize and settings.modernize_revisions and isinstance(up.doc.get("data"), dict):
         up.doc["data"], found = modernize.modernize_object(up.doc["data"], settings.target)
@@ -322,7 +294,7 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
             path,
             replace=[path + ("data",)] if up.replace_data else [],
             renames=renames,
-            check=lambda o: _check_revision(o, settings),
+            verify=Stage.PAYLOAD,
         )
     )
 
@@ -343,27 +315,7 @@ def _payload_not_served(obj: dict[str, Any], target: apis.Release) -> Finding:
     )
 
 
-def _check_revision(obj: dict[str, Any], settings: Settings) -> list[Finding]:
-    # lazy: the validators and their schemas load only when a document is validated
-    from transform.validate import documents as validation
-
-    found = [
-        f.at(path=("data",) + f.path)
-        for f in validation.validate_document(obj.get("data") or {}, target=settings.target)
-        if f.severity is Severity.ERROR
-    ]
-    # KubeVirt stores what its webhooks would refuse (they guard objects, not revisions): a faithful
-    # upgrade of such a payload is written and reported; a payload KubeVirt could not decode is not.
-    return [
-        f.at(severity=Severity.WARNING, message=f"payload: {f.message} (KubeVirt stored it as is)")
-        if f.code.startswith("webhook.")
-        else f.at(message=f"upgraded payload would be invalid: {f.message}")
-        for f in found
-    ]
-
-
 def _kustomization(out: Outcome, path: Path, obj: dict[str, Any], targets: apis.Targets, *, partial: bool) -> None:
-
     result = kustomize.upgrade_kustomization(obj, targets, partial=partial)
     if result is None:
         return

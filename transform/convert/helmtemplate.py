@@ -12,6 +12,8 @@ transparent; `---` ends a document). On such lines:
       apiVersion: pool.kubevirt.io/v1alpha1   -->   apiVersion: pool.kubevirt.io/v1beta1
       kind: VirtualMachinePool                      kind: VirtualMachinePool
 
+- the same in a one-line flow mapping (`scaleTargetRef: {apiVersion: ..., kind: VirtualMachinePool, name: x}`,
+  `- {apiVersion: ..., kind: VirtualMachine, ...}` under `ownerReferences`), by the reference rule;
 - a templated apiVersion beside a KubeVirt kind (`{{ .Values.apiVersion }}`) is a warning: its value
   is decided elsewhere;
 - a ControllerRevision's payload is never touched (a warning): revisions are upgraded rendered.
@@ -53,7 +55,7 @@ class Line:
 class Result:
     text: str
     findings: list[Finding] = field(default_factory=list)
-    upgraded: int = 0
+    upgraded: int = 0  # objects (a document's own apiVersion, a values file's object); references are not counted
     uses: list[tuple[int, str, str]] = field(default_factory=list)  # (line, apiVersion, kind) of each literal one
 
 
@@ -76,8 +78,11 @@ def _read_line(number: int, raw: str) -> Line | None:
     m = _KEY.match(content)
     if m is None:
         return Line(number, first, col, None, dash, "", 0)
-    key = m.group("dq") if m.group("dq") is not None else m.group("sq") if m.group("sq") is not None else m["plain"]
-    return Line(number, first, col, key, dash, content[m.end() :], col + m.end())
+    return Line(number, first, col, _key_text(m), dash, content[m.end() :], col + m.end())
+
+
+def _key_text(m: re.Match[str]) -> str:
+    return m.group("dq") if m.group("dq") is not None else m.group("sq") if m.group("sq") is not None else m["plain"]
 
 
 def _structure(raw: list[str]) -> list[Line]:
@@ -120,6 +125,25 @@ def _siblings(lines: list[Line], i: int) -> list[Line]:
         if other.first == c and other.key_col == c and not other.dash:
             out.append(other)
     return out
+
+
+def _list_item(lines: list[Line], i: int, top: int) -> bool:
+    """Is `lines[i]` a key of an item of the document's top-level `items:` sequence (a `kind: List`)?"""
+    me, opener = lines[i], i
+    while not lines[opener].dash:  # the `- ` line that opens the mapping holding `me`
+        opener -= 1
+        if opener < 0 or lines[opener].boundary or lines[opener].first < me.key_col and not lines[opener].dash:
+            return False
+        if lines[opener].dash and lines[opener].key_col != me.key_col:
+            return False
+    first = lines[opener]
+    for j in range(opener - 1, -1, -1):
+        other = lines[j]
+        if other.boundary:
+            return False
+        if other.key is not None and other.key_col < first.key_col and not (other.dash and other.first == first.first):
+            return other.key == "items" and other.key_col == top and not other.dash
+    return False
 
 
 def _literal(value: str) -> tuple[str, int, int] | None:
@@ -174,6 +198,8 @@ def upgrade(text: str, targets: apis.Targets, *, values: bool = False) -> Result
         for i in doc:
             if lines[i].key == "apiVersion":
                 _api_version(out, edits, lines, i, top, targets, values)
+            else:
+                _flow_reference(out, edits, raw, lines[i], targets, values)
     if edits:
         for n, (a, b, new) in edits.items():
             raw[n] = raw[n][:a] + new + raw[n][b:]
@@ -204,6 +230,8 @@ def _api_version(
     if apis.group_of(value) is None or (values and kind not in KINDS):
         return
     out.uses.append((ln.number + 1, value, kind or ""))
+    # the document's own apiVersion (or a `kind: List`'s item's), not a reference's
+    whole = (not ln.dash and ln.key_col == top) or values or _list_item(lines, i, top)
     new_kind = kind
     found: list[Finding] = []
     if kind is None:
@@ -217,7 +245,7 @@ def _api_version(
                     **where,
                 )
             )
-    elif (not ln.dash and ln.key_col == top) or values:
+    elif whole:
         rule = apiversion.object_rule(value, kind, targets)
         if rule is None:
             return
@@ -235,7 +263,102 @@ def _api_version(
     edits[ln.number] = (ln.value_at + start, ln.value_at + end, new)
     if new_kind and kind and new_kind != kind and kind_line is not None and (kl := _literal(kind_line.value)):
         edits[kind_line.number] = (kind_line.value_at + kl[1], kind_line.value_at + kl[2], new_kind)
-    out.upgraded += 1
+    out.upgraded += whole  # a reference is no object: counted as in files (a changed file, 0 objects)
+
+
+def _flow_entries(text: str, start: int) -> list[tuple[str, int, int]] | None:
+    """The top-level `key: value` entries of the one-line flow mapping opening at `text[start]` ("{"), each
+    as (key, offset of its value, end of its value); None when it does not close on this line. Template
+    actions (`{{ ... }}`) and quoted scalars are read as opaque text."""
+    entries: list[tuple[int, int]] = []
+    depth, i, begin = 0, start, start + 1
+    while i < len(text):
+        c = text[i]
+        if text.startswith("{{", i):
+            close = text.find("}}", i + 2)
+            if close < 0:
+                return None
+            i = close + 2
+            continue
+        if c in "\"'":
+            close = text.find(c, i + 1)
+            while c == '"' and close > 0 and text[close - 1] == "\\":
+                close = text.find(c, close + 1)
+            if close < 0:
+                return None
+            i = close + 1
+            continue
+        if c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+            if depth == 0:
+                entries.append((begin, i))
+                break
+        elif c == "," and depth == 1:
+            entries.append((begin, i))
+            begin = i + 1
+        i += 1
+    else:
+        return None
+    out = []
+    for a, b in entries:
+        m = _KEY.match(text, a + len(text[a:b]) - len(text[a:b].lstrip(" \t")))
+        if m is not None and m.end() <= b:
+            out.append((_key_text(m), m.end(), b))
+    return out
+
+
+def _flow_reference(
+    out: Result, edits: dict[int, tuple[int, int, str]], raw: list[str], ln: Line, targets: apis.Targets, values: bool
+) -> None:
+    """A one-line flow mapping `{apiVersion: <old>, kind: <KubeVirt kind>, ...}`: a reference in a template
+    (the reference rule), a whole apiVersion of a KubeVirt kind in a values file (the object rule, as there)."""
+    text = raw[ln.number].rstrip("\r")
+    start = ln.value_at + len(ln.value) - len(ln.value.lstrip(" \t")) if ln.key is not None else ln.key_col
+    if not text.startswith("{", start) or text.startswith("{{", start) or "apiVersion" not in text:
+        return
+    entries = {key: (a, b) for key, a, b in _flow_entries(text, start) or []}
+    if "apiVersion" not in entries or "kind" not in entries:
+        return
+    kind_at, api_at = entries["kind"], entries["apiVersion"]
+    kind = _literal(text[kind_at[0] : kind_at[1]])
+    if kind is None or kind[0] not in KINDS:
+        return
+    value_text = text[api_at[0] : api_at[1]]
+    lead = len(value_text) - len(value_text.lstrip(" \t"))
+    where: dict[str, Any] = {"line": ln.number + 1, "column": api_at[0] + lead + 1}
+    lit = _literal(value_text)
+    if lit is None:
+        if "{{" in value_text and not values:
+            flat = Line(ln.number, 0, 0, "apiVersion", False, value_text, api_at[0])
+            _templated(out, flat, kind[0], targets, where)
+        return
+    value, a, b = lit
+    if apis.group_of(value) is None:
+        return
+    where["column"] = api_at[0] + a + 1
+    out.uses.append((ln.number + 1, value, kind[0]))
+    if values:
+        rule = apiversion.object_rule(value, kind[0], targets)
+        if rule is None:
+            return
+        new, new_kind, found = rule
+        found = [f for f in found if new is not None and f.code.endswith(".upgraded")]
+    else:
+        new, new_kind, found = apiversion.reference_rule(value, kind[0], targets)[0], kind[0], []
+    out.findings += [f.at(path=(), **where) for f in found]
+    if new is None or new == value:
+        return
+    if not found:
+        out.findings.append(info("helm.upgraded", f"{kind[0]} reference: upgraded {value} -> {new}", **where))
+    spans = [(api_at[0] + a, api_at[0] + b, new)]
+    if new_kind != kind[0]:
+        spans.append((kind_at[0] + kind[1], kind_at[0] + kind[2], new_kind))
+    for x, y, repl in sorted(spans, reverse=True):
+        text = text[:x] + repl + text[y:]
+    edits[ln.number] = (0, len(raw[ln.number].rstrip("\r")), text)
+    out.upgraded += values
 
 
 def _revision_note(out: Result, raw: list[str], first: Line, last: Line, kind: Line) -> None:
@@ -261,8 +384,14 @@ def _templated(out: Result, ln: Line, kind: str | None, targets: apis.Targets, w
     out.findings.append(
         warning(
             "helm.templated-apiversion",
-            f"apiVersion is templated ({ln.value.strip()}): the tool cannot see its value; make sure it renders "
-            f"to a version the target serves{hint}, e.g. in values.yaml",
+            f"apiVersion is templated ({_without_comment(ln.value)}): the tool cannot see its value; make sure it "
+            f"renders to a version the target serves{hint}, e.g. in values.yaml",
             **where,
         )
     )
+
+
+def _without_comment(value: str) -> str:
+    """A templated value as written, less a trailing `# comment` outside its `{{ }}` actions."""
+    at = _ACTION.sub(lambda m: "x" * len(m.group()), value).find(" #")
+    return (value[:at] if at >= 0 else value).strip()

@@ -39,6 +39,10 @@ class Index:
     refs: dict[str, list[tuple[str, Hints]]] = field(default_factory=dict)  # revision -> [(ns, hints)]
     revisions: dict[str, list[str]] = field(default_factory=dict)  # name -> [ns]
     patch_files: set[str] = field(default_factory=set)  # files a kustomization lists as patches
+    # files listed as patches only with a `target` (kustomize ignores their own group/version/kind)
+    target_patch_files: set[str] = field(default_factory=set)
+    # files listed as patches without a `target` -> the kustomizations (display names) that list them
+    untargeted_patch_files: dict[str, set[str]] = field(default_factory=dict)
     # partial trees: kustomization (display name) -> the absolute paths of its local resources
     # ("" for a remote one); `inputs`: the absolute paths of every input; see `partial()`
     kustomization_resources: dict[str, list[str]] = field(default_factory=dict)
@@ -79,9 +83,12 @@ class Index:
             if status in ("deployed", "") and version is not None:
                 rkey = (ns, release)
                 self.helm_deployed[rkey] = max(version, self.helm_deployed.get(rkey, version))
-        elif kind == "Kustomization" or (kind is None and doc.get("apiVersion") is None):
-            if kind == "Kustomization" or _is_kustomization(base):  # by its file name
-                self._add_kustomization(doc, base)
+        elif is_kustomization_kind(doc) or (kind is None and doc.get("apiVersion") is None):
+            base = own_file(doc, base)  # an item of a ResourceList: its file
+            if kind is not None or _is_kustomization(base):  # by its file name
+                self._add_kustomization(doc, base, name)
+                if where:  # the patches by absolute path too: a `../` path out of the input's root
+                    self._add_kustomization(doc, where, name)
                 if name and where:
                     directory = where.replace("\\", "/").rsplit("/", 1)[0]
                     self.kustomization_resources[name] = [
@@ -106,6 +113,9 @@ class Index:
         for pair, olds in later.claims.items():
             self.claims.setdefault(pair, set()).update(olds)
         self.patch_files |= later.patch_files
+        self.target_patch_files |= later.target_patch_files
+        for patch, owners in later.untargeted_patch_files.items():
+            self.untargeted_patch_files.setdefault(patch, set()).update(owners)
         self.kustomization_resources.update(later.kustomization_resources)
         self.partial_kustomizations |= later.partial_kustomizations
         self.inputs += later.inputs
@@ -150,15 +160,35 @@ class Index:
                     if own:
                         self.vm_refs.append((ns, name, family, rev, ".".join(path)))
 
-    def _add_kustomization(self, doc: dict[str, Any], base: str) -> None:
-        prefix = base.rsplit("/", 1)[0] + "/" if "/" in base else ""
+    def _add_kustomization(self, doc: dict[str, Any], base: str, owner: str = "") -> None:
+        """The patch files of a Kustomization or a Component, relative to `base` (the kustomization's
+        own file name or path): kustomize reads each as a partial object, wherever it sits."""
+        prefix = base.replace("\\", "/").rsplit("/", 1)[0] + "/" if "/" in base.replace("\\", "/") else ""
+        absolute = prefix.startswith("/")
         for entry in _list(doc.get("patchesStrategicMerge")):
             if isinstance(entry, str) and "\n" not in entry:
-                self.patch_files.add(_norm(prefix + entry))
+                self.patch_files.add(_norm(prefix + entry, absolute))
+                self.untargeted_patch_files.setdefault(_norm(prefix + entry, absolute), set()).add(owner)
         for key in ("patches", "patchesJson6902"):
             for entry in _list(doc.get(key)):
                 if isinstance(entry, dict) and isinstance(entry.get("path"), str):
-                    self.patch_files.add(_norm(prefix + entry["path"]))
+                    name = _norm(prefix + entry["path"], absolute)
+                    self.patch_files.add(name)
+                    targeted = isinstance(entry.get("target"), dict) and bool(entry["target"])
+                    if targeted:
+                        self.target_patch_files.add(name)
+                    else:
+                        self.untargeted_patch_files.setdefault(name, set()).add(owner)
+
+    def is_target_patch(self, name: str) -> bool:
+        """Is the file listed as a patch only with a `target` (its own group/version/kind ignored)?"""
+        return name in self.target_patch_files and name not in self.untargeted_patch_files
+
+    def pinned_patch(self, name: str) -> bool:
+        """Is the file a patch without `target` of a kustomization whose resources are not all among the
+        inputs (a remote resource, a base left out)? kustomize matches it by group/version/kind, and the
+        resource it patches may stay at its version: it must keep it too."""
+        return any(o in self.partial_kustomizations for o in self.untargeted_patch_files.get(name, ()))
 
     @staticmethod
     def _match(entries: list[tuple[str, Any]], ns: str) -> Any:
@@ -203,13 +233,39 @@ def _is_kustomization(name: str) -> bool:
     return is_kustomization_file(name)
 
 
-def _norm(path: str) -> str:
+PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
+
+
+def own_file(doc: Any, name: str) -> str:
+    """The file a document came from: `name`, or for an item of a ResourceList (`<ResourceList>`: kpt,
+    kustomize functions) the file its orchestrator's path annotation names (kustomizations name their
+    patches relative to it)."""
+    if not name.startswith("<") or not isinstance(doc, dict):
+        return name
+    meta = doc.get("metadata")
+    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    if not isinstance(annotations, dict):
+        return name
+    path = next((str(annotations[k]) for k in PATH_ANNOTATIONS if annotations.get(k) not in (None, "")), "")
+    return path or name
+
+
+def is_kustomization_kind(doc: dict[str, Any]) -> bool:
+    """A `Kustomization` or a `Component`: kustomize reads both's resources, patches and components alike."""
+    return (
+        doc.get("kind") in ("Kustomization", "Component")
+        and str(doc.get("apiVersion") or "").startswith("kustomize.config.k8s.io/")
+        or (doc.get("kind") == "Kustomization" and doc.get("apiVersion") is None)
+    )
+
+
+def _norm(path: str, absolute: bool = False) -> str:
     parts: list[str] = []
     for p in path.replace("\\", "/").split("/"):
         if p in ("", "."):
             continue
-        if p == ".." and parts:
+        if p == ".." and parts and parts[-1] != "..":
             parts.pop()
         else:
             parts.append(p)
-    return "/".join(parts)
+    return ("/" if absolute else "") + "/".join(parts)

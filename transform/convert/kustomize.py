@@ -2,10 +2,11 @@
 
 kustomize matches a patch to resources by `target` (group/version/kind/name); once the
 resources are upgraded to v1beta1, a target that still says `version: v1alpha2` silently
-matches nothing, and the patch is dropped without an error. Inline patches (strategic-merge
-YAML in a string) that carry `apiVersion: instancetype.kubevirt.io/v1alpha1` stop matching
-the same way. This module rewrites both, on plain data; the engine turns the change into
-text edits. Patches kept in files (`path:`) are ordinary documents and upgraded as such.
+matches nothing, and the patch is dropped without an error. Inline patches are parsed as
+YAML and only their own apiVersion/kind change (transform.convert.kustomize_inline). This
+module rewrites both, on plain data; the engine turns the change into text edits. Patches
+kept in files (`path:`) are documents upgraded as such, read as partial objects (a
+`Kustomization` and a `Component` list them alike: transform.convert.index).
 
     patches:                                    patches:
     - target:                                   - target:
@@ -17,14 +18,14 @@ text edits. Patches kept in files (`path:`) are ordinary documents and upgraded 
 from __future__ import annotations
 
 import copy
-import functools
-import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transform.convert import GROUPS, LATEST, apiversion, upgrade_kind
 from transform.kubevirt import apis
 from transform.model.findings import Finding, error, info, warning
-from transform.yamltext.textio import unescaped
+
+if TYPE_CHECKING:
+    from transform.convert.outcome import Outcome
 
 Path = tuple[Any, ...]
 
@@ -47,10 +48,6 @@ def _kind_groups() -> dict[str, str]:
 
 KIND_GROUPS = _kind_groups()
 
-# An old apiVersion inside a string, not followed by more of a version (`v1alpha10`).
-_OLD_API = re.compile(r"\b(?:instancetype\.kubevirt\.io/v1alpha[12]|flavor\.kubevirt\.io/v1alpha1)(?![\w.-])")
-_FLAVOR_KIND = re.compile(r"\bVirtualMachine(Cluster)?Flavor\b")
-
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
@@ -71,6 +68,9 @@ def upgrade_kustomization(
     `version` is dropped (kustomize then matches any version of the group and kind) rather than
     upgraded; a target that would change group or kind (flavor) is left as it is, with a warning.
     """
+    # lazy: start-up: the parsing stack (pipeline reads is_kustomization_file from here)
+    from transform.convert import kustomize_inline as inline
+
     targets = targets or apis.Targets(apis.LATEST_KUBEVIRT)
     new = copy.deepcopy(obj)
     findings: list[Finding] = [
@@ -90,27 +90,54 @@ def upgrade_kustomization(
         for i, entry in enumerate(entries):
             if not isinstance(entry, dict):
                 continue
-            if isinstance(entry.get("target"), dict):
+            targeted = isinstance(entry.get("target"), dict) and bool(entry["target"])
+            if targeted:
                 findings += _target(entry["target"], (key, i, "target"), targets, partial)
             if isinstance(entry.get("patch"), str):
-                text, found = _inline(entry["patch"], (key, i, "patch"), targets)
-                entry["patch"] = text
+                where = inline.Patch((key, i, "patch"), targeted, partial)
+                entry["patch"], found = inline.upgrade_inline(entry["patch"], where, targets)
                 findings += found
     entries = new.get("patchesStrategicMerge")
     if isinstance(entries, list):
         for i, entry in enumerate(entries):
             if isinstance(entry, str) and "\n" in entry:  # inline YAML, not a file name
-                entries[i], found = _inline(entry, ("patchesStrategicMerge", i), targets)
+                where = inline.Patch(("patchesStrategicMerge", i), False, partial)
+                entries[i], found = inline.upgrade_inline(entry, where, targets)
                 findings += found
     if not findings:
         return None
     return new, findings
 
 
+def json6902_file(out: Outcome, ops: list[Any], targets: apis.Targets) -> None:
+    """A JSON6902 patch file that a kustomization lists: its ops' whole-object values."""
+    # lazy: start-up: the parsing stack (pipeline reads is_kustomization_file from here)
+    from transform.convert import kustomize_inline as inline
+
+    inline.upgrade_ops(out, ops, targets)
+
+
+def pinned_patch(api: str, kind: str, targets: apis.Targets) -> list[Finding]:
+    """A patch file without `target` of a kustomization whose resources are not all among the inputs:
+    kept at its version (the resource it patches may stay at its own), said when the rules would move it."""
+    # lazy: start-up: the parsing stack (pipeline reads is_kustomization_file from here)
+    from transform.convert import kustomize_inline as inline
+
+    rule = inline.object_gvk(api, kind, targets, targeted=False)
+    if rule is None or rule[:2] == (api, kind):
+        return rule[2] if rule is not None else []
+    message = (
+        f"patch {api} {kind} left as it is: a patch without `target` matches its resource by group, version "
+        "and kind, and the resources of its kustomization are not all among the inputs (a remote one?), so "
+        f"they may stay at {api}; upgrade the whole tree at once (or give the patch a target)"
+    )
+    return [warning("kustomize.partial-tree", message, ("apiVersion",))]
+
+
 def _target(target: dict[str, Any], path: Path, targets: apis.Targets, partial: bool = False) -> list[Finding]:
     group, version, kind = target.get("group"), target.get("version"), target.get("kind")
     if not isinstance(version, str):
-        return []
+        return _flavor_kind(target, group, kind, path, partial)
     if group is None and isinstance(kind, str) and kind in KIND_GROUPS:
         return _other_target(target, KIND_GROUPS[kind], version, kind, path, targets, partial)
     if isinstance(group, str) and group in apis.GROUPS and group not in GROUPS:
@@ -157,6 +184,25 @@ def _target(target: dict[str, Any], path: Path, targets: apis.Targets, partial: 
     return found
 
 
+def _flavor_kind(target: dict[str, Any], group: Any, kind: Any, path: Path, partial: bool) -> list[Finding]:
+    """A target naming a flavor kind without a version: the upgraded resources are instancetypes."""
+    if kind not in FLAVOR_KINDS or group not in (None, FLAVOR_GROUP):
+        return []
+    if partial:
+        message = (
+            f"patch target {kind} left as it is: the resources of this kustomization are not all among the "
+            "inputs, and no target matches both the flavor and the instancetype; upgrade the whole tree at once"
+        )
+        return [warning("kustomize.partial-tree", message, path)]
+    found = []
+    if group is not None:
+        target["group"] = NEW_GROUP
+        found.append(info("kustomize.target", f"patch target group {group} -> {NEW_GROUP}", path + ("group",)))
+    target["kind"] = FLAVOR_KINDS[kind]
+    found.append(info("kustomize.target", f"patch target kind {kind} -> {FLAVOR_KINDS[kind]}", path + ("kind",)))
+    return found
+
+
 def _match_any_version(target: dict[str, Any], version: str, new_version: str, path: Path) -> list[Finding]:
     del target["version"]
     return [
@@ -194,49 +240,3 @@ def _other_target(
             path + ("version",),
         )
     ]
-
-
-@functools.cache
-def _other_apis(targets: apis.Targets) -> tuple[re.Pattern[str] | None, dict[str, str]]:
-    """A pattern of the other groups' old apiVersions that have a new one on `targets`, and the map."""
-    new: dict[str, str] = {}
-    for row in apis.TABLE:
-        if row.group in GROUPS or row.legacy:
-            continue
-        to, _d = apiversion.reference_rule(row.api_version, row.kinds[0] if row.kinds else "", targets)
-        if to is not None:
-            new.setdefault(row.api_version, to)
-    if not new:
-        return None, new
-    alternatives = "|".join(re.escape(a) for a in sorted(new, key=len, reverse=True))
-    return re.compile(rf"(?<![\w.-])(?:{alternatives})(?![\w.-])"), new
-
-
-def _inline(text: str, path: Path, targets: apis.Targets) -> tuple[str, list[Finding]]:
-    """`text` with old apiVersions replaced; every other character kept."""
-    pattern, table = _other_apis(targets)
-    found: list[Finding] = []
-    if pattern is not None and pattern.search(text):
-        olds = sorted(set(pattern.findall(text)))
-        text = pattern.sub(lambda m: table[m.group()], text)
-        note = ", ".join(f"{o} -> {table[o]}" for o in olds)
-        found.append(info(f"{apis.find(olds[0]).family}.kustomize-inline-patch", f"inline patch: {note}", path))  # type: ignore[union-attr]
-    olds = sorted(set(_OLD_API.findall(text)))
-    if "\\" in text:  # Kubernetes reads an escaped apiVersion (`\x2f`, `\/`) as the plain one
-        hidden = sorted(set(_OLD_API.findall(unescaped(text))) - set(olds))
-        if pattern is not None:
-            hidden += sorted(set(pattern.findall(unescaped(text))) - set(pattern.findall(text)))
-        if hidden:
-            message = (
-                f"inline patch names {', '.join(hidden)} through escape sequences, which are not rewritten: "
-                "write the apiVersion without escapes and run again"
-            )
-            found.append(warning("kustomize.inline-patch-escaped", message, path))
-    if not olds:
-        return text, found
-    flavor = any(o.startswith(FLAVOR_GROUP) for o in olds)
-    new = _OLD_API.sub(LATEST, text)
-    if flavor:
-        new = _FLAVOR_KIND.sub(lambda m: f"VirtualMachine{m.group(1) or ''}Instancetype", new)
-    note = f"inline patch: {', '.join(olds)} -> {LATEST}" + (" (flavor kinds renamed)" if flavor else "")
-    return new, [*found, info("kustomize.inline-patch", note, path)]

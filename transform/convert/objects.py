@@ -42,11 +42,13 @@ def _apply(out: Outcome, path: Path, edits: list[tuple[Path, str]]) -> bool:
 
 
 def references(out: Outcome, path: Path, drop: bool, targets: apis.Targets) -> None:
-    """Owner references of known groups; managedFields and status naming old versions."""
+    """Owner references and scale targets of known groups; managedFields and status naming old versions."""
     current = _get(out.value, path)
     if not isinstance(current, dict):
         return
     edits, found = apiversion.owner_references(current, targets)
+    scaled, scale_found = apiversion.target_references(current, targets)
+    edits, found = edits + scaled, found + scale_found
     deletes, more = apiversion.server_fields(current, targets, drop)
     out.findings.extend(found + more)
     changed = _apply(out, path, edits)

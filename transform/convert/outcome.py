@@ -3,34 +3,31 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from transform.kubevirt import embedding
 from transform.model.findings import Finding, Severity
 from transform.model.plain import as_map
 from transform.model.plain import get as _get
+from transform.model.policy import Stage
 
 Path = tuple[Any, ...]
 
 
 @dataclass
 class Change:
+    """What changed where in a document, as data: the verify step (transform.pipeline.verify) judges the
+    object at `path` of the upgraded document as `verify` says, before anything is written."""
+
     path: Path  # where the changed object sits in the document ((), or ("items", 3))
     upgraded: bool = True
     replace: list[Path] = field(default_factory=list)  # nodes to write anew
     renames: list[tuple[str, str, str]] = field(default_factory=list)
-    check: Callable[[Any], list[Finding]] | None = None
-
-    def validate(self, doc: Any) -> list[Finding]:
-        obj = _get(doc, self.path)
-        if self.check is None or not isinstance(obj, dict):
-            return []
-        found = self.check(obj)
-        if embedding.in_template(self.path):
-            found = embedding.substituted(found, obj)
-        return [f.at(path=self.path + f.path) for f in found]
+    # how the changed object is judged (transform.model.policy): UPGRADED (an object), PAYLOAD (a
+    # ControllerRevision's data) or None (nothing the judge knows changed: a reference, a kustomization)
+    verify: Stage | None = None
+    partial: bool = False  # judged as a partial object (a kustomize patch)
+    carried: frozenset[tuple[str, Path]] = frozenset()  # (code, path) of the input's own errors: not blamed
 
 
 @dataclass

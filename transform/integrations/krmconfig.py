@@ -68,9 +68,12 @@ def options(function_config: Any, base: Settings) -> tuple[Settings, list[Findin
             from transform.kubevirt import apis
 
             try:
-                values["target_cdi"] = apis.parse_cdi(str(value))
+                values["target_cdi"], note = apis.parse_cdi_target(str(value))
             except ValueError as exc:
                 found.append(error("krm.config", f"{key}: {exc}", path))
+            else:
+                if note:
+                    found.append(info("krm.config", note, path))
         else:
             found.append(
                 warning("krm.config", f"unknown option {key!r} ignored (known: {', '.join(OPTION_KEYS)})", path)

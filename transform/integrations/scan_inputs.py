@@ -1,6 +1,7 @@
 """Inputs of `scan`: files and directories (transform.pipeline.sources) and Velero `.tar.gz` backups.
 
-Everything is yielded as (display name, bytes), so the scan core never touches files. Tarball
+Everything is yielded as a `pipeline.batch.Item` (display name, bytes, a chart file's role), the unit
+every command's engine takes, so the scan core never touches files. Tarball
 members are streamed by transform.integrations.tarstream, the reader `backup` uses (same checks,
 same limits; never extracted). Velero writes the preferred version of each resource twice
 (`resources/<res>/{namespaces/<ns>|cluster}/...` and again under
@@ -30,6 +31,7 @@ from transform.integrations.tarstream import (
 from transform.model.findings import Finding, error, warning
 from transform.model.limits import file_limit
 from transform.model.settings import Settings
+from transform.pipeline.batch import Item
 
 TAR_SUFFIXES = (".tar.gz", ".tgz", ".tar")
 _READ_ERRORS = (tarfile.TarError, EOFError, zlib.error, OSError)
@@ -115,10 +117,9 @@ def iter_inputs(
     exclude: tuple[str, ...],
     errors: list[Finding],
     settings: Settings | None = None,
-    roles: dict[str, tuple[str, str]] | None = None,
-) -> Iterator[tuple[str, bytes]]:
-    """Every input as (display name, bytes), read as `fix` reads them (bounded, regular files only).
-    `roles`: filled with the Helm chart templates and values files among them (`pipeline.charts`)."""
+) -> Iterator[Item]:
+    """Every input as an Item, read as `fix` reads them (bounded, regular files only), a tarball's members
+    one by one; a Helm chart's templates and values files with their role (`pipeline.charts`)."""
     # lazy: start-up: directory walking only when scan is given directories
     from transform.pipeline import charts, sources
 
@@ -126,13 +127,13 @@ def iter_inputs(
     limit = file_limit(settings.max_document_bytes)
     for arg in paths:
         if arg != "-" and is_tarball(arg) and not _is_dir(arg):
-            yield from iter_tarball(arg, errors, settings)
+            yield from _members(arg, errors, settings)
             continue
         if arg == "-":
             import sys
 
             try:
-                yield "<stdin>", sources.read_stream(sys.stdin.buffer, limit)
+                yield Item("<stdin>", sources.read_stream(sys.stdin.buffer, limit))
             except sources.InputError as exc:
                 errors.append(error("input.refused", f"stdin: {exc}"))
             continue
@@ -141,7 +142,7 @@ def iter_inputs(
                 errors.append((warning if entry.warn else error)("input.skipped", entry.reason, file=entry.display))
                 continue
             if is_tarball(entry.path):
-                yield from iter_tarball(entry.path, errors, settings)
+                yield from _members(entry.path, errors, settings)
                 continue
             try:
                 data = sources.read_file(entry.path, limit)
@@ -151,9 +152,11 @@ def iter_inputs(
             except OSError as exc:
                 errors.append(error("input.unreadable", f"cannot read: {_reason(exc)}", file=entry.display))
                 continue
-            if roles is not None and (role := charts.role(entry.path))[0]:
-                roles[entry.display] = role
-            yield entry.display, data
+            yield Item(entry.display, data, entry, None, *charts.role(entry.path))
+
+
+def _members(path: str, errors: list[Finding], settings: Settings) -> Iterator[Item]:
+    return (Item(name, data) for name, data in iter_tarball(path, errors, settings))
 
 
 def _is_dir(path: str) -> bool:

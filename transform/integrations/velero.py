@@ -48,7 +48,7 @@ from transform.integrations.veleroitem import ITEM, Recent, is_item, path_notes,
 from transform.kubevirt.names import name_problem
 from transform.model.findings import Finding, error, info, warning
 from transform.model.settings import Settings
-from transform.pipeline import inventory, sinks
+from transform.pipeline import scan_links, sinks
 from transform.pipeline.batch import RunResult, index_needles
 from transform.pipeline.onefile import FileResult, iter_documents
 from transform.yamltext import textio
@@ -165,7 +165,7 @@ def _missing_revisions(path: str, found: _Scan) -> list[Finding]:
             continue
         name = f"{ns + '/' if ns else ''}{vm}"
         out.append(
-            inventory.missing_revision(name, family, revision, via).at(file=path, object=f"VirtualMachine/{name}")
+            scan_links.missing_revision(name, family, revision, via).at(file=path, object=f"VirtualMachine/{name}")
         )
     return out
 

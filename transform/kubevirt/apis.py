@@ -254,6 +254,17 @@ def parse_cdi(value: str) -> Release:
     return release
 
 
+def parse_cdi_target(value: str) -> tuple[Release, str]:
+    """`--target-cdi`: the release and a note ("" when none) when it names a CDI release newer than the newest
+    this tool's data knows (CDI_DEFAULT): judged as that one, as `--target-kubevirt` judges a newer KubeVirt."""
+    release = parse_cdi(value)
+    if release <= CDI_DEFAULT:
+        return release, ""
+    newest = f"{CDI_DEFAULT[0]}.{CDI_DEFAULT[1]}"
+    note = f"CDI {value.strip()} is newer than the newest release this tool knows ({newest}); checking against {newest}"
+    return CDI_DEFAULT, note
+
+
 def split(api_version: str) -> tuple[str, str]:
     group, _, version = api_version.rpartition("/")
     return group, version

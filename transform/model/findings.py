@@ -145,33 +145,6 @@ def info(code: str, message: str, path: Path = (), **kw: Any) -> Finding:
     return Finding(Severity.INFO, code, message, path=path, **kw)
 
 
-STRICT_SUFFIX = " (an error under --strict)"
-
-
-def selected(f: Finding, select: tuple[str, ...], ignore: tuple[str, ...]) -> bool:
-    """--select/--ignore by code prefix (`webhook.` or `webhook.deprecated-topology`) or API family
-    (`export`, see `matches`); the longer matching prefix wins, as in ruff."""
-    best_select = max((len(p) for p in select if matches(f, p)), default=-1 if select else 0)
-    best_ignore = max((len(p) for p in ignore if matches(f, p)), default=-1)
-    return best_select >= 0 and best_select >= best_ignore + (1 if best_ignore >= 0 else 0)
-
-
-def apply_policy(
-    found: list[Finding], *, strict: bool, select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()
-) -> list[Finding]:
-    """Warnings and infos not selected (--select/--ignore) are dropped; errors always stay (a file that
-    failed must say why). Under --strict the remaining warnings are errors: counted, shown and
-    acted on as errors (a file with one is not written)."""
-    out = []
-    for f in found:
-        if f.severity is not Severity.ERROR and (select or ignore) and not selected(f, select, ignore):
-            continue
-        if strict and f.severity is Severity.WARNING:
-            f = f.at(severity=Severity.ERROR, message=f.message + STRICT_SUFFIX)
-        out.append(f)
-    return out
-
-
 def matches(f: Finding, prefix: str) -> bool:
     """--select/--ignore: a finding matches a code prefix (`export.`, `schema.required`) or, by a bare
     family name (`export`, `cdi`, `instancetype`), every finding about an object of that family."""

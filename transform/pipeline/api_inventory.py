@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from transform.convert import wronggroup
 from transform.kubevirt import apis
 from transform.model.findings import Finding, error
 
@@ -55,6 +56,10 @@ def judge(
     """The object's use of its API version; reports what would break through `breaking`."""
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str) or apis.group_of(api_version) is None:
+        return None
+    misplaced = wronggroup.misplaced(api_version, kind, targets)
+    if misplaced is not None:  # a kustomize patch applied by `target`? fix upgrades those
+        breaking([wronggroup.finding(misplaced, target_patch=False)])
         return None
     decision = apis.decide(api_version, kind, targets)
     if decision is None:

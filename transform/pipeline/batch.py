@@ -1,8 +1,9 @@
-"""Run the engine over a set of inputs: read everything once, index, upgrade candidates."""
+"""The inputs of a run: read everything once (the one source of the file commands: files and stdin), index."""
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from transform.convert.kustomize import is_kustomization_file
 from transform.model.findings import Finding, error, warning
 from transform.model.limits import DEFAULT_MAX_DOCUMENT_BYTES, file_limit
-from transform.pipeline.sources import Input, InputError, Pin, Skipped, read_file_pinned
+from transform.pipeline.sources import Input, InputError, Pin, Skipped, discover, read_file_pinned, read_stream
 from transform.yamltext import textio
 
 if TYPE_CHECKING:  # the engine imports PyYAML: only pay for it when a file needs parsing
@@ -21,11 +22,18 @@ if TYPE_CHECKING:  # the engine imports PyYAML: only pay for it when a file need
 
 # What the index reads: VMs that reference revisions, kustomizations, and (for --rename) revisions.
 # Helm's release records (`release.v1`: their type and name) for which revision is the latest deployed.
-INDEX_NEEDLES = ("revisionName", "controllerRevisionRef", "Kustomization", textio.HELM_NEEDLE, "ControllerRevision")
+INDEX_NEEDLES = (
+    "revisionName",
+    "controllerRevisionRef",
+    "Kustomization",
+    "Component",
+    textio.HELM_NEEDLE,
+    "ControllerRevision",
+)
 
 
 def index_needles(settings: Settings) -> tuple[str, ...]:
-    return INDEX_NEEDLES if settings.rename else INDEX_NEEDLES[:4]
+    return INDEX_NEEDLES if settings.rename else INDEX_NEEDLES[:5]
 
 
 @dataclass
@@ -61,6 +69,39 @@ class RunResult:
     @property
     def changed(self) -> list[FileResult]:
         return [r for r in self.results if r.changed]
+
+
+def read_sources(paths: list[str], settings: Settings, run: RunResult, found: list[str]) -> list[Item]:
+    """The inputs of a file command: stdin (`["-"]`) or the files under `paths`, each read once within
+    the size limits (`read_inputs`); `found`: every file read, candidate or not."""
+    limit = file_limit(settings.max_document_bytes)
+    if paths == ["-"]:
+        run.files_seen = 1
+        try:
+            return [Item("<stdin>", read_stream(sys.stdin.buffer, limit))]
+        except InputError as exc:
+            run.findings.append(error("input.refused", f"stdin: {exc}"))
+            return []
+    items = read_inputs(_noted(discover(paths, settings.include, settings.exclude), found), run, limit)
+    if not run.files_seen and not run.findings:
+        run.findings.append(
+            warning(
+                "input.no-files",
+                f"no files matched in {', '.join(paths)} (*.yaml, *.yml, *.json"
+                + (f"; --include {' '.join(settings.include)}" if settings.include else "")
+                + (f"; --exclude {' '.join(settings.exclude)}" if settings.exclude else "")
+                + ")",
+                file=", ".join(paths),
+            )
+        )
+    return items
+
+
+def _noted(found: Iterable[Input | Skipped], paths: list[str]) -> Iterator[Input | Skipped]:
+    for entry in found:
+        if isinstance(entry, Input):
+            paths.append(entry.path)
+        yield entry
 
 
 def read_inputs(
@@ -204,5 +245,9 @@ def _patch_names(index: Index, items: list[Item]) -> None:
         return
     for item in items:
         rel = item.input.rel if item.input and item.input.root else item.name
-        if rel.replace(os.sep, "/") in index.patch_files:
-            index.patch_files.add(item.name)
+        for key in (rel.replace(os.sep, "/"), os.path.abspath(item.name).replace(os.sep, "/")):
+            for names in (index.patch_files, index.target_patch_files):
+                if key in names:
+                    names.add(item.name)
+            if key in index.untargeted_patch_files:
+                index.untargeted_patch_files.setdefault(item.name, set()).update(index.untargeted_patch_files[key])

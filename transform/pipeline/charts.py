@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import os
 
-from transform.convert import helmtemplate
+from transform.convert import helmignores, helmtemplate
 from transform.kubevirt import apis
 from transform.model.settings import Settings
 from transform.pipeline.parts import Part
@@ -44,7 +44,10 @@ def chart_file(name: str, source: textio.Source, settings: Settings, role: str) 
     """A chart's template or values file: its literal apiVersion lines, as text (`helmtemplate`)."""
     part = Part()
     done = helmtemplate.upgrade(source.text, apis.Targets(settings.target, settings.target_cdi), values=role == VALUES)
-    part.findings += [f.at(file=name) for f in done.findings]
+    found = done.findings
+    if settings.inline_ignores:
+        found = helmignores.apply(source.text, found)[0]  # the YAML reader of directives cannot read a template
+    part.findings += [f.at(file=name) for f in found]
     if done.text != source.text:
         part.pieces.append((0, len(source.text), done.text))
         part.upgraded = done.upgraded

@@ -1,6 +1,6 @@
 """Inventory of KubeVirt instancetype material and what a target release cannot read.
 
-`scan_items(items, target)` takes (name, bytes) pairs (files, tarball members, stdin) and returns
+`scan_items(items, target)` takes the inputs (`batch.Item`: files, tarball members, stdin) and returns
 a `Scan`: objects per kind and version, ControllerRevisions per payload format and era, VMs and
 the revisions they reference, dangling references, orphan revisions, object-name label
 mismatches, and the findings that would break on the target. Only documents holding a KubeVirt
@@ -14,58 +14,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from transform import convert
-from transform.convert import helmrelease, payloads, revisions
+from transform.convert import helmrelease, payloads
 from transform.kubevirt import apis, embedding, releases
-from transform.model.findings import Finding, Severity, error, warning
+from transform.model.findings import Finding, Severity, error
 from transform.model.plain import as_map
+from transform.model.policy import Stage, verdict
 from transform.model.settings import CDI_DEFAULT_RELEASE, Settings
 from transform.pipeline.api_inventory import BREAKING, ApiUse, judge
+from transform.pipeline.batch import Item
 from transform.pipeline.parts import MARKER
+from transform.pipeline.scan_links import FLAVOR_VM_UNTIL, VM, Doc, Ref, Revision, analyse, revision, vm_refs
 from transform.yamltext import textio
 
 GROUPS = tuple(dict.fromkeys(r.group for r in apis.TABLE if r.family == "instancetype"))
-MATCHER_MISMATCH_SINCE = (1, 6)
-FLAVOR_VM_UNTIL = releases.VM_FIELDS[("spec", "flavor")][1] or releases.LATEST
-
-
-@dataclass
-class Doc:
-    file: str
-    doc: int
-    line: int
-    kind: str
-    api_version: str
-    name: str
-    namespace: str
-
-
-@dataclass
-class Ref:
-    family: str  # instancetype | preference
-    via: str  # spec | status | flavor
-    revision: str
-
-
-@dataclass
-class VM:
-    doc: Doc
-    refs: list[Ref]
-    matcher_names: dict[str, str]  # family -> spec.*.name
-
-
-@dataclass
-class Revision:
-    doc: Doc
-    era: str
-    fmt: str  # decoded payload format (F1, v1alpha2, v1beta1, flavor/v1alpha1) or ""
-    family: str
-    object_name: str  # the object-name label, or what KubeVirt's upgrade would put there
-    object_name_source: str  # label | payload | synthetic | ""
-    owner_kind: str
-    owner_name: str
-    error: str = ""
-    readable: bool = True  # the target can decode the payload
 
 
 @dataclass
@@ -94,26 +55,11 @@ class Scan:
         return 1 if self.breaking else 0
 
 
-def _get(value: Any, *path: Any) -> Any:
-    for p in path:
-        if not isinstance(value, dict):
-            return None
-        value = value.get(p)
-    return value
-
-
-def _ns_match(a: str, b: str) -> bool:
-    return a == b or not a or not b
-
-
 def scan_items(
-    items: Iterable[tuple[str, bytes]],
-    target: tuple[int, int] = releases.LATEST,
-    settings: Settings | None = None,
-    roles: dict[str, tuple[str, str]] | None = None,
+    items: Iterable[Item], target: tuple[int, int] = releases.LATEST, settings: Settings | None = None
 ) -> Scan:
-    """`roles`: the Helm chart templates and values files among the inputs (by name: role, chart), read
-    as text (`convert.helmtemplate`)."""
+    """Every input's documents judged on the target (a Helm chart's templates and values files, by
+    `Item.role`, read as text: `convert.helmtemplate`)."""
     # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.pipeline.onefile import iter_documents
     from transform.yamltext.nodepath import locate
@@ -122,7 +68,8 @@ def scan_items(
     settings = settings or Settings(target=target)
     scan = Scan(target=target, target_cdi=settings.target_cdi)
     marked: dict[str, str] = {}  # the texts of files with inline ignores
-    for name, data in items:
+    for item in items:
+        name, data = item.name, item.data
         scan.files_seen += 1
         if not textio.is_candidate(data):
             continue
@@ -134,8 +81,8 @@ def scan_items(
             continue
         if settings.inline_ignores and MARKER in source.text:
             marked[name] = source.text
-        if roles and name in roles:
-            _chart_file(scan, name, source.text, *roles[name])
+        if item.role:
+            _chart_file(scan, name, source.text, item.role, item.chart)
             continue
         problems: list[Finding] = []
         for pd in iter_documents(name, source, settings, problems):
@@ -157,7 +104,9 @@ def scan_items(
             for path, obj in embedding.walk(pd.doc.value):
                 _visit(scan, obj, path, name, pd.index, where)
         scan.errors.extend(problems)
-    _analyse(scan)
+    links = analyse(scan.revisions, scan.vms, scan.target)
+    scan.dangling, scan.orphans, scan.mismatches = links.dangling, links.orphans, links.mismatches
+    scan.breaking += links.breaking
     if marked:
         # lazy: only a scan of a file that holds a directive composes its documents again
         from transform.yamltext.ignores import apply_files
@@ -278,13 +227,13 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
     if group in GROUPS:
         scan.files.add(file)
         scan.objects.append(d)
-        breaking(_object_target(obj, api, kind, scan.target))
+        breaking(_on_target(obj, scan.target))
     elif kind == "ControllerRevision" and group == "apps" and payloads.is_ours(obj):
         scan.files.add(file)
-        rev = _revision(obj, d)
+        rev = revision(obj, d)
         scan.revisions.append(rev)
         if rev.error:
-            breaking([error("revision.undecodable", rev.error, ("data",))])
+            breaking([error(rev.error_code, rev.error, rev.error_path)])
         elif rev.era == "flavor-object":
             breaking(
                 [
@@ -304,13 +253,12 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
         rev.readable = (
             not rev.error and rev.era != "flavor-object" and not any(f.code == "target.payload-format" for f in found)
         )
-        # the payload-format finding already says the target cannot read an old payload version
-        breaking(f for f in found if not (f.code == "target.api-version" and f.path[:1] == ("data",)))
+        breaking(found)
     elif kind == "VirtualMachine" and group == "kubevirt.io":
         scan.files.add(file)
-        scan.vms.append(_vm(obj, d))
+        scan.vms.append(vm_refs(obj, d))
         found = list(_on_target(obj, scan.target))
-        if isinstance(_get(obj, "spec", "flavor"), dict) and scan.target >= FLAVOR_VM_UNTIL:
+        if isinstance(as_map(obj.get("spec")).get("flavor"), dict) and scan.target >= FLAVOR_VM_UNTIL:
             found.append(
                 error(
                     "target.vm-flavor",
@@ -326,145 +274,8 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
 
 
 def _on_target(obj: dict[str, Any], target: tuple[int, int]) -> list[Finding]:
+    """The judge's verdict on what breaks on the target (transform.model.policy, scan's stage)."""
     # lazy: the schemas load only once a document of ours is scanned
-    from transform.validate.target import target_findings
+    from transform.validate.target import judge
 
-    return target_findings(obj, target)
-
-
-def _object_target(obj: dict[str, Any], api: str, kind: str, target: tuple[int, int]) -> list[Finding]:
-    if api.startswith("flavor.kubevirt.io/"):
-        if releases.serves(target, api):
-            return []
-        return [
-            error(
-                "target.api-version",
-                f"KubeVirt {releases.text(target)} does not serve {api} (renamed "
-                "instancetype.kubevirt.io in v0.56): run fix to upgrade it",
-                ("apiVersion",),
-            )
-        ]
-    return _on_target(obj, target)
-
-
-def _revision(obj: dict[str, Any], d: Doc) -> Revision:
-    labels = _get(obj, "metadata", "labels")
-    labels = labels if isinstance(labels, dict) else {}
-    own = payloads.owner(obj) or {}
-    data = obj.get("data")
-    rev = Revision(d, "undecodable", "", "", "", "", str(own.get("kind") or ""), str(own.get("name") or ""))
-    try:
-        decoded = payloads.decode(data, convert.go_types())
-    except revisions.RevisionError as exc:
-        rev.error = exc.message
-        return rev
-    rev.fmt, rev.family = decoded.fmt, decoded.family
-    label = labels.get(payloads.LABEL + "object-name")
-    if isinstance(label, str):
-        rev.object_name, rev.object_name_source = label, "label"
-    rev.era = revisions.era(decoded, data, labels, d.name)
-    if not rev.object_name and decoded.fmt == releases.WRAPPER:
-        rev.object_name, rev.object_name_source = revisions.SYNTHETIC_NAME[decoded.family], "synthetic"
-    elif not rev.object_name:
-        rev.object_name = str(_get(decoded.obj, "metadata", "name") or "")
-        rev.object_name_source = "payload" if rev.object_name else ""
-    return rev
-
-
-def _vm(obj: dict[str, Any], d: Doc) -> VM:
-    refs: list[Ref] = []
-    names: dict[str, str] = {}
-    for family, matcher_key in (
-        ("instancetype", "instancetype"),
-        ("instancetype", "flavor"),
-        ("preference", "preference"),
-    ):
-        matcher = _get(obj, "spec", matcher_key)
-        if not isinstance(matcher, dict):
-            continue
-        if isinstance(matcher.get("name"), str):
-            names[family] = matcher["name"]
-        rev = matcher.get("revisionName")
-        if isinstance(rev, str) and rev:
-            refs.append(Ref(family, "flavor" if matcher_key == "flavor" else "spec", rev))
-    for family in ("instancetype", "preference"):
-        rev = _get(obj, "status", family + "Ref", "controllerRevisionRef", "name")
-        if isinstance(rev, str) and rev and not any(r.revision == rev and r.family == family for r in refs):
-            refs.append(Ref(family, "status", rev))
-    return VM(d, refs, names)
-
-
-def _analyse(scan: Scan) -> None:
-    by_name: dict[str, list[Revision]] = {}
-    for rev in scan.revisions:
-        by_name.setdefault(rev.doc.name, []).append(rev)
-    referenced: set[int] = set()
-    for vm in scan.vms:
-        for ref in vm.refs:
-            hits = [r for r in by_name.get(ref.revision, []) if _ns_match(r.doc.namespace, vm.doc.namespace)]
-            if not hits:
-                scan.dangling.append((vm, ref))
-                continue
-            for rev in hits:
-                referenced.add(id(rev))
-                if ref.via == "flavor" and rev.era == releases.WRAPPER:
-                    rev.era = releases.FLAVOR_WRAPPER_ERA  # an apiVersion "" wrapper a flavor matcher names
-                want = vm.matcher_names.get(ref.family)
-                if want and rev.object_name and rev.object_name != want:
-                    scan.mismatches.append((vm, ref, rev, want))
-                    if scan.target >= MATCHER_MISMATCH_SINCE and (rev.object_name_source == "label" or rev.readable):
-                        scan.breaking.append(_mismatch_finding(vm, ref, rev, want, scan.target))
-    vms = {(vm.doc.namespace, vm.doc.name) for vm in scan.vms}
-    for rev in scan.revisions:
-        if id(rev) in referenced or rev.owner_kind == "VirtualMachineSnapshot":
-            continue
-        if rev.owner_kind == "VirtualMachine" and any(
-            n == rev.owner_name and _ns_match(ns, rev.doc.namespace) for ns, n in vms
-        ):
-            continue
-        scan.orphans.append(rev)
-
-
-def _mismatch_finding(vm: VM, ref: Ref, rev: Revision, want: str, target: tuple[int, int]) -> Finding:
-    how = {
-        "label": "its object-name label is",
-        "payload": "KubeVirt's upgrade would label it",
-        "synthetic": "KubeVirt's upgrade of a wrapper labels it",
-    }.get(rev.object_name_source, "it names")
-    return Finding(
-        Severity.ERROR,
-        "target.object-name-mismatch",
-        f"VM {vm.doc.name} references {rev.doc.name} as its {ref.family} {want!r}, but {how} {rev.object_name!r}: "
-        f"KubeVirt {releases.text(target)} ignores such a revision (1.6+) and the VM no longer uses its snapshot",
-        file=rev.doc.file,
-        line=rev.doc.line,
-        doc=rev.doc.doc,
-        object=f"ControllerRevision/{rev.doc.namespace + '/' if rev.doc.namespace else ''}{rev.doc.name}",
-    )
-
-
-def missing_revision(vm: str, family: str, revision: str, via: str) -> Finding:
-    """A VM of a backup names a ControllerRevision the backup does not hold: its restore will fail."""
-    return warning(
-        "backup.missing-revision",
-        f"VM {vm} references ControllerRevision {revision} (its {family}, {via}), which the backup does not "
-        f'hold: after a restore KubeVirt reports "Failure to find {family}: controllerrevisions.apps '
-        f'\\"{revision}\\" not found"; back up the VM\'s ControllerRevisions with it (a backup that selects '
-        "VMs by label misses them: include controllerrevisions.apps)",
-    )
-
-
-def missing_in_backups(scan: Scan, archives: Iterable[str]) -> list[Finding]:
-    """`missing_revision` for every dangling reference of a VM read from one of the tarballs `archives`."""
-    prefixes = tuple(f"{a}:" for a in archives)
-    out = []
-    for vm, ref in scan.dangling:
-        if not prefixes or not vm.doc.file.startswith(prefixes):
-            continue
-        name = f"{vm.doc.namespace + '/' if vm.doc.namespace else ''}{vm.doc.name}"
-        via = {"spec": f"spec.{ref.family}.revisionName", "flavor": "spec.flavor.revisionName"}.get(
-            ref.via, f"status.{ref.family}Ref.controllerRevisionRef.name"
-        )
-        found = missing_revision(name, ref.family, ref.revision, via)
-        out.append(found.at(file=vm.doc.file, line=vm.doc.line, doc=vm.doc.doc, object=f"VirtualMachine/{name}"))
-    return out
+    return verdict(judge(obj, target, own=False), Stage.SCAN)

@@ -8,13 +8,11 @@ errors. A file with any error is never rewritten; other files are unaffected.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from transform.convert import helmrelease
-from transform.convert.dispatch import Change, upgrade_document
+from transform.convert.dispatch import upgrade_document
 from transform.convert.index import Index
 from transform.convert.kustomize import is_kustomization_file
 from transform.model import plain
@@ -22,19 +20,10 @@ from transform.model.findings import Finding, Severity, error
 from transform.model.settings import Settings
 from transform.pipeline import aliases, helmrecords
 from transform.pipeline.charts import chart_file
-from transform.pipeline.parts import FileResult, Part, Span, finish
-from transform.yamltext import comments, edits, emit, nodepath, readback, textio
+from transform.pipeline.parts import FileResult, ParsedDoc, Part, Span, finish
+from transform.pipeline.verify import verify
+from transform.yamltext import edits, emit, nodepath, textio
 from transform.yamltext import nodes as yamlnodes
-from transform.yamltext.nodes import Node
-
-
-@dataclass
-class ParsedDoc:
-    index: int  # document index in the file
-    chunk: textio.Chunk
-    text: str  # the chunk's text
-    doc: yamlnodes.Document | None
-    line0: int = 0  # lines before the chunk
 
 
 def iter_documents(
@@ -248,7 +237,7 @@ def upgrade_documents(
             continue
         before = len(part.findings)
         line0 = pd.line0 + part.lines_added
-        ok = _verify(name, pd, body, planned, line0, outcome.value, outcome.changes, settings, part.findings)
+        ok = verify(name, pd, body, planned, line0, outcome.value, outcome.changes, settings, part.findings)
         part.after_edits += range(before, len(part.findings))
         if ok:
             part.pieces.append((pd.chunk.start, pd.chunk.end, body))
@@ -282,112 +271,3 @@ def locator(name: str, pd: ParsedDoc, line0: int) -> Any:
         )
 
     return locate
-
-
-# A JSON document smaller than this is read back whole by the json module (faster than the parser's
-# events); a larger one from the events, as YAML is: its plain copy was 200 MB for a 24 MB payload
-_JSON_READ_WHOLE = 1 << 20
-
-
-def _verify(
-    name: str,
-    pd: ParsedDoc,
-    body: str,
-    planned: list[edits.Edit],
-    line0: int,
-    intended: Any,
-    changes: list[Change],
-    settings: Settings,
-    findings: list[Finding],
-) -> bool:
-    """Re-read what we wrote: one document still, the intended values, every comment, valid objects.
-    Edits that only replace one-line block scalars are proven by reading each new scalar alone."""
-    if planned and all(e.value is not edits.NOT_SCALAR for e in planned) and all(map(_reads_back, planned)):
-        return _validate(name, pd, yamlnodes.Document(None, intended, [], body), line0, changes, settings, findings)
-    where: dict[str, Any] = {"file": name, "line": line0 + 1, "doc": pd.index}
-    if len(textio.split_documents(body)) != 1:
-        findings.append(
-            error(
-                "internal.verify",
-                "edits changed the document structure; file left unchanged (please report this)",
-                **where,
-            )
-        )
-        return False
-    small_json = len(body) < _JSON_READ_WHOLE and body.lstrip().startswith("{")  # json.loads: faster, small
-    spans = None if small_json else readback.spans_if_same(body, intended)
-    if spans is not None:  # proven from the parser's events, without a node tree (a big payload: 1.5M nodes)
-        doc = yamlnodes.Document(None, intended, [], body)
-        written = [c.strip() for c in comments.comments_outside(body, 0, len(body), spans)] if "#" in pd.text else []
-    else:  # JSON (read by the json module), or not proven: compose it, and say what is wrong
-        try:
-            parsed = yamlnodes.parse(body)
-        except yamlnodes.ParseError as exc:
-            findings.append(
-                error(
-                    "internal.verify",
-                    f"edited document does not parse: {exc.message}; file left unchanged (please report this)",
-                    **where,
-                )
-            )
-            return False
-        if parsed is None or not edits.same(parsed.value, intended):
-            findings.append(
-                error(
-                    "internal.verify",
-                    "edited document does not read back as intended; file left unchanged (please report this)",
-                    **where,
-                )
-            )
-            return False
-        doc = parsed
-        written = _comments(body, doc.root) if "#" in pd.text else []
-    lost = Counter(_comments(pd.text, pd.doc.root if pd.doc else None)) - Counter(written) if "#" in pd.text else None
-    if lost:
-        findings.append(
-            error(
-                "internal.comments",
-                f"a comment would be lost: {next(iter(lost))!r}; file left unchanged (please report this)",
-                **where,
-            )
-        )
-        return False
-    return _validate(name, pd, doc, line0, changes, settings, findings)
-
-
-def _reads_back(edit: edits.Edit) -> bool:
-    """A scalar edit whose new text, read alone, is the intended value (see edits.Edit.value): the rest of
-    the document is untouched text around a one-line block scalar, so reading it all again proves nothing
-    new (no structure, comment or other value can change)."""
-    if edit.value is edits.NOT_SCALAR:
-        return False
-    try:
-        return edits.same(yamlnodes.read_scalar(edit.text), edit.value)
-    except yamlnodes.ParseError:
-        return False
-
-
-def _validate(
-    name: str,
-    pd: ParsedDoc,
-    doc: yamlnodes.Document,
-    line0: int,
-    changes: list[Change],
-    settings: Settings,
-    findings: list[Finding],
-) -> bool:
-    """The upgraded objects must be valid: findings at their line:column in the new text."""
-    ok = True
-    if settings.validate_output:
-        for change in changes:
-            for f in change.validate(doc.value):
-                line, col = nodepath.locate(doc.root, f.path)
-                findings.append(f.at(file=name, line=line0 + line, column=col, doc=pd.index))
-                ok = ok and f.severity is not Severity.ERROR
-    return ok
-
-
-def _comments(text: str, root: Node | None) -> list[str]:
-    if root is None:
-        return []
-    return [c.strip() for c in comments.comments(text, 0, len(text), [root])]

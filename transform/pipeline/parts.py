@@ -4,10 +4,15 @@ worker processes upgraded (`parallel`), joined in order into exactly what one pr
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from transform.model.findings import Finding, Severity, apply_policy
+from transform.model.findings import Finding, Severity
+from transform.model.policy import run_policy
 from transform.model.settings import Settings
 from transform.yamltext import textio
+
+if TYPE_CHECKING:
+    from transform.yamltext import nodes as yamlnodes
 
 
 @dataclass
@@ -41,6 +46,15 @@ def suppress_inline(result: FileResult, settings: Settings) -> None:
         from transform.yamltext import ignores
 
         result.findings, result.suppressed = ignores.apply(result.source.text, result.findings, result.name)
+
+
+@dataclass
+class ParsedDoc:
+    index: int  # document index in the file
+    chunk: textio.Chunk
+    text: str  # the chunk's text
+    doc: yamlnodes.Document | None
+    line0: int = 0  # lines before the chunk
 
 
 @dataclass(frozen=True)
@@ -116,7 +130,7 @@ def finish(result: FileResult, parts: list[Part], settings: Settings) -> FileRes
             f for f in result.findings if not (f.code.startswith("webhook.deprecated") and (f.doc, f.path) in rewritten)
         ]
     if settings.strict or settings.select or settings.ignore:
-        result.findings = apply_policy(
+        result.findings = run_policy(
             result.findings, strict=settings.strict, select=settings.select, ignore=settings.ignore
         )
         if result.failed:

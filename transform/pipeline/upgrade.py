@@ -1,16 +1,70 @@
-"""Upgrade a set of inputs: index them, then upgrade every candidate, in one process or in forked
-workers (`parallel`), results in input order."""
+"""Upgrade a set of inputs into a plan: index them, upgrade every candidate (in one process or in forked
+workers, `parallel`), settle the renames, results in input order. Nothing is written here: a sink
+(`sinks.Sink`) writes the plan, revision files first, and asks it again (`Plan.settled`) for a file
+whose references name a revision that could not be written."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from transform.model.findings import warning
 from transform.pipeline.batch import Item, RunResult, build_index
 
 if TYPE_CHECKING:
     from transform.convert.index import Index
     from transform.model.settings import Settings
+    from transform.pipeline.parts import FileResult
+
+
+@dataclass
+class Plan:
+    """Every candidate's result (new text, findings, renames), in input order, the renames settled: a
+    revision whose file failed keeps its old name, and every file referencing it says so."""
+
+    items: list[Item]
+    run: RunResult
+    index: Index | None = None
+    settings: Settings | None = None
+    unwritten: set[str] = field(default_factory=set)  # old names of renamed revisions a sink could not write
+
+    def write_order(self) -> Iterator[int]:
+        """Positions in `run.results`, the files that rename revisions first (with --rename, a file whose
+        references follow a rename is written only once the renamed revision is)."""
+        yield from sorted(range(len(self.run.results)), key=lambda i: not self.run.results[i].renames)
+
+    def settled(self, pos: int) -> FileResult:
+        """The result at `pos`, planned again without the renames of `unwritten` if it follows one."""
+        r = self.run.results[pos]
+        if not self.unwritten or self.index is None or self.settings is None or not _follows_rename(r):
+            return r
+        for old in self.unwritten:
+            self.index.renames.pop(old, None)
+        item = next(i for i in self.items if i.name == r.name)
+        r = _upgrade(item, self.settings, self.index)
+        r.findings.append(
+            warning(
+                "reference.kept",
+                f"references to {', '.join(sorted(self.unwritten))} keep the old name: the revision's file could "
+                "not be written (see its error)",
+                file=item.name,
+            )
+        )
+        self.run.results[pos] = r
+        return r
+
+
+def _follows_rename(r: FileResult) -> bool:
+    return any(f.code == "reference.renamed" for f in r.findings)
+
+
+def _upgrade(item: Item, settings: Settings, index: Index, parsed: bool = False) -> FileResult:
+    # lazy: start-up: the parsing stack is imported only once a file is a candidate
+    from transform.pipeline.onefile import upgrade_file
+
+    kept, item.parsed = (item.parsed if parsed else None), None  # used once, then freed
+    return upgrade_file(item.name, item.data, settings, index, kept, item.role)
 
 
 def upgrade_items(
@@ -19,12 +73,10 @@ def upgrade_items(
     run: RunResult,
     progress: Callable[[int, int], None] | None = None,
     jobs: int = 1,
-) -> Index:
-    """Index, then upgrade every item; results in input order. `jobs`: worker processes (0: the
-    default, `parallel.decide`), used only where the work is large enough to pay for them."""
-    # lazy: start-up: the parsing stack is imported only once a file is a candidate
-    from transform.pipeline.onefile import upgrade_file
-
+) -> Plan:
+    """Index, then upgrade every item; results in input order (`run.results`), renames settled. `jobs`:
+    worker processes (0: the default, `parallel.decide`), used only where the work is large enough to
+    pay for them."""
     plan = None
     if jobs != 1 and items:
         # lazy: start-up: multiprocessing and the worker machinery only for a run that may use them
@@ -41,22 +93,20 @@ def upgrade_items(
     else:
         results = []
         for n, item in enumerate(items):
-            parsed, item.parsed = item.parsed, None  # used once, then freed
-            results.append(upgrade_file(item.name, item.data, settings, index, parsed, item.role))
+            results.append(_upgrade(item, settings, index, parsed=True))
             if progress:
                 progress(n + 1, len(items))
     if index.renames:
-        # A revision whose file failed keeps its old name: VMs must keep pointing at it.
+        # A revision whose file failed keeps its old name: VMs must keep pointing at it. A file that failed
+        # itself is not written either: it is not upgraded again (its documents were judged once).
         done = {old for r in results if not r.failed for _, old, _ in r.renames}
         failed = {old for old in index.renames if old not in done}
         if failed:
             for old in failed:
                 del index.renames[old]
             results = [
-                upgrade_file(item.name, item.data, settings, index, None, item.role)
-                if any(f.code == "reference.renamed" for f in r.findings)
-                else r
+                _upgrade(item, settings, index) if not r.failed and _follows_rename(r) else r
                 for item, r in zip(items, results, strict=False)
             ]
     run.results.extend(results)
-    return index
+    return Plan(items, run, index, settings)

@@ -6,60 +6,39 @@ from typing import Any
 
 from transform.convert import apiversion, payloads
 from transform.kubevirt import apis, embedding
-from transform.model.findings import Finding, Severity, error, warning
+from transform.model.findings import Finding, error, warning
 from transform.model.plain import as_map
+from transform.model.policy import Stage, verdict
 from transform.model.settings import Settings
 from transform.pipeline.batch import Item, RunResult, build_index
 from transform.pipeline.onefile import FileResult, duplicate_keys, iter_documents, locator
 from transform.pipeline.parts import suppress_inline
-from transform.validate import documents as validation
 from transform.validate import target as judge
 from transform.yamltext import textio
 
 
 def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
+    """The judge's findings on one document, with `validate`'s severities (transform.model.policy)."""
     kind, api = obj.get("kind"), str(obj.get("apiVersion") or "")
-    if kind == "ControllerRevision":
-        if not payloads.is_ours(obj):
-            return []
-        found = validation.validate_document(obj, strict=settings.strict, target=settings.target)
-        data = obj.get("data")
-        if data is None or data == {}:
-            found.append(error("revision.no-data", "ControllerRevision has no payload in data", ("data",)))
-        elif isinstance(data, dict):
-            if not validation.judges_payload(obj):  # validate_document judged it already (once)
-                found += [f.at(path=("data",) + f.path) for f in validation.validate_payload(data)]
-            unreadable = judge.payload_unreadable(data, settings.target)
-            found += [unreadable.at(severity=Severity.WARNING)] if unreadable is not None else []
-        return found
-    found = validation.validate_document(
-        obj, partial=partial, strict=settings.strict, target=settings.target, target_cdi=settings.target_cdi
-    )
+    if kind == "ControllerRevision" and not payloads.is_ours(obj):
+        return []
+    judged = judge.judge(obj, settings.target, strict=settings.strict, partial=partial, target_cdi=settings.target_cdi)
     group = apis.group_of(api)
     if group is not None and group not in ("instancetype.kubevirt.io", "flavor.kubevirt.io") and isinstance(kind, str):
         # the object's version on the targets: judged as its own version, the target's verdict a warning
         targets = apis.Targets(settings.target, settings.target_cdi)
         rule = apiversion.object_rule(api, kind, targets)
-        for f in rule[2] if rule is not None else []:
-            if f.code.endswith((".upgraded", ".action")):
-                continue
-            found.append(
-                f.at(severity=Severity.WARNING)
-                if f.severity is Severity.ERROR and not f.code.endswith(".legacy")
-                else f
-            )
-        found += _not_latest(api, kind, targets, rule, None)
+        judged.target += [
+            f for f in (rule[2] if rule is not None else []) if not f.code.endswith((".upgraded", ".action"))
+        ]
+        judged.target += _not_latest(api, kind, targets, rule, None)
     if group == "instancetype.kubevirt.io" and isinstance(kind, str):
         # said as for every other group while the target serves it (unserved: target.api-version says it)
         targets = apis.Targets(settings.target, settings.target_cdi)
-        found += _not_latest(api, kind, targets, apiversion.object_rule(api, kind, targets), ("served", "deprecated"))
-    if api.split("/")[0] in ("instancetype.kubevirt.io", "flavor.kubevirt.io") or kind == "VirtualMachine":
-        target = [
-            f if f.severity is not Severity.ERROR else f.at(severity=Severity.WARNING)
-            for f in judge.target_findings(obj, settings.target, fields=False)
-        ]
-        found = judge.with_target(found, target)
-    return found
+        judged.target += _not_latest(
+            api, kind, targets, apiversion.object_rule(api, kind, targets), ("served", "deprecated")
+        )
+    return verdict(judged, Stage.VALIDATE)
 
 
 def _not_latest(

@@ -10,7 +10,8 @@ from transform.kubevirt import apis, releases
 from transform.kubevirt.releases import ERAS
 from transform.model.findings import escape_controls
 from transform.pipeline.api_inventory import group_uses
-from transform.pipeline.inventory import Doc, Scan
+from transform.pipeline.inventory import Scan
+from transform.pipeline.scan_links import Doc
 from transform.report.formats import finding_dict
 
 SCHEMA = "instancetype-upgrade/scan/v1"

@@ -254,9 +254,10 @@ def _added() -> dict[str, dict[str, str]]:
 
 def added_in(api_version: Any, kind: Any, path: tuple[Any, ...]) -> Release | None:
     """The first bundled release whose schema of the document's CRD has the field `path` (ints step into
-    lists), from scripts/bundle_schemas.py; None when every bundled release has it, or none does."""
+    lists), from scripts/bundle_schemas.py; None when every bundled release has it, or none does. A CDI
+    object: the first CDI release (of the CRD's version the object is judged by)."""
     crd = crd_of(api_version, kind)
-    table = _added().get(crd) if crd is not None else None
+    table = _added().get(crd) if crd is not None else _cdi_added(api_version, kind)
     if not table:
         return None
     key = ""
@@ -269,25 +270,53 @@ def added_in(api_version: Any, kind: Any, path: tuple[Any, ...]) -> Release | No
     return _parse(found) if found is not None else None
 
 
-def unknown_field(path: tuple[Any, ...], target: Release, added: Release, severity: Severity) -> Finding:
+@functools.cache
+def _cdi_added_all() -> dict[str, dict[str, dict[str, str]]]:
+    result: dict[str, dict[str, dict[str, str]]] = json.loads(read_bundled("cdi", "added.json"))["crds"]
+    return result
+
+
+def _cdi_added(api_version: Any, kind: Any) -> dict[str, str] | None:
+    """The CDI CRD's first releases per field path, for the version a document of `api_version` is judged by
+    (a version the CRD no longer lists: its storage version, as `cdi_schema_for` judges it)."""
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return None
+    group, _, version = api_version.rpartition("/")
+    crd = _cdi_by_kind().get((group, kind))
+    tables = _cdi_added_all().get(crd, {}) if crd is not None else {}
+    if version not in tables and crd is not None:
+        newest = cdi_index()["releases"][max(cdi_index()["releases"], key=lambda k: _parse(k))].get(crd, {})
+        version = next((v for v, flags in newest.items() if flags["storage"]), version)
+    return tables.get(version)
+
+
+def unknown_field(
+    path: tuple[Any, ...], target: Release, added: Release, severity: Severity, product: str = "KubeVirt"
+) -> Finding:
     return Finding(
         severity,
         "target.unknown-field",
-        f"KubeVirt {_text(target)} does not know {format_path(path)} (added in {_text(added)}): "
+        f"{product} {_text(target)} does not know {format_path(path)} (added in {_text(added)}): "
         "its API server drops the field silently",
         path=path,
     )
 
 
-def dated(found: list[Finding], api_version: Any, kind: Any, target: Release) -> list[Finding]:
-    """Schema findings of a document judged at `target`: an unknown field that a later release of the
-    kind's schema has is the target's fact (`target.unknown-field`, with that release), not a typo."""
+def dated(
+    found: list[Finding], api_version: Any, kind: Any, target: Release, target_cdi: Release | None = None
+) -> list[Finding]:
+    """Schema findings of a document judged at `target` (a CDI object: at `target_cdi`, default the newest
+    CDI release bundled): an unknown field that a later release of the kind's schema has is the target's
+    fact (`target.unknown-field`, with that release), not a typo."""
+    product = "KubeVirt"
+    if crd_of(api_version, kind) is None and _cdi_added(api_version, kind) is not None:
+        product, target = "CDI", target_cdi or cdi_releases()[-1]
     out = []
     for f in found:
         if f.code == "schema.unknown-field":
             added = added_in(api_version, kind, f.path)
             if added is not None and added > target:
-                f = unknown_field(f.path, target, added, f.severity)
+                f = unknown_field(f.path, target, added, f.severity, product)
         out.append(f)
     return out
 

@@ -82,6 +82,7 @@ def _kubevirt_document(
         api_version,
         kind,
         target,
+        target_cdi,
     )
     family = releases.family_of(kind)
     if api_version.startswith(f"{releases.GROUP}/") and family is not None:
@@ -92,6 +93,8 @@ def _kubevirt_document(
         out += rules
     elif kind == "VirtualMachine":
         out += webhooks.virtual_machine_rules(obj)
+    if api_version.startswith(("kubevirt.io/", "pool.kubevirt.io/")):
+        out += webhooks.discontinued_bindings(obj, target)
     return _sorted(out)
 
 

@@ -17,9 +17,12 @@ from typing import Any
 
 from transform.kubevirt import releases
 from transform.model.findings import Finding, Severity, error
+from transform.model.policy import Judgement
 from transform.validate import crds, documents
 
 Release = tuple[int, int]
+
+FLAVOR_GROUP = "flavor.kubevirt.io"  # the instance types of KubeVirt before v0.56
 
 
 def payload_unreadable(data: Any, target: Release) -> Finding | None:
@@ -51,13 +54,26 @@ def target_findings(obj: dict[str, Any], release: Release | str, *, fields: bool
         if found is not None:
             out.append(found)
         if releases.payload_format(data) in releases.VERSIONS:
-            out.extend(f.at(path=("data", *f.path)) for f in target_findings(data, target, fields=fields))
+            # a payload version the target does not serve is said once, by target.payload-format
+            inner = [f for f in target_findings(data, target, fields=fields) if f.code != "target.api-version"]
+            out.extend(f.at(path=("data", *f.path)) for f in inner)
         return out
     if kind == "VirtualMachine" and isinstance(api_version, str) and api_version.startswith("kubevirt.io/"):
         out += _vm_fields(obj, target)
         if fields:
             out += _unknown_at(obj, api_version, kind, target)
         return out
+    if isinstance(api_version, str) and api_version.startswith(f"{FLAVOR_GROUP}/"):
+        if releases.serves(target, api_version):
+            return out
+        return [
+            error(
+                "target.api-version",
+                f"KubeVirt {releases.text(target)} does not serve {api_version} (renamed "
+                "instancetype.kubevirt.io in v0.56): run fix to upgrade it",
+                ("apiVersion",),
+            )
+        ]
     family = releases.family_of(kind) if isinstance(kind, str) else None
     if family is None or not isinstance(api_version, str) or not api_version.startswith(f"{releases.GROUP}/"):
         return out
@@ -150,18 +166,25 @@ def judge(
     strict: bool = False,
     partial: bool = False,
     target_cdi: Release | None = None,
-) -> list[Finding]:
-    """Everything wrong with one document, for its own version and for the target, one finding per fact:
-    the schema and webhook findings (transform.validate.documents) and the target's. Commands choose only
-    the severity."""
+    own: bool = True,
+) -> Judgement:
+    """Everything wrong with one document, for its own version and for the target, one finding per fact
+    (transform.model.policy.Judgement): the schema and webhook findings (transform.validate.documents), a
+    ControllerRevision's payload as KubeVirt's decoder reads it (transform.validate.decoding) and the
+    target's. Commands choose only the severity (transform.model.policy.verdict). `own=False`: the
+    target's findings only (`scan`), with the fields the target drops judged here."""
+    if not own:
+        return Judgement(target=target_findings(obj, release))
     cdi = {} if target_cdi is None else {"target_cdi": target_cdi}
     found = documents.validate_document(obj, partial=partial, strict=strict, target=release, **cdi)
-    return with_target(found, target_findings(obj, release, fields=False))
-
-
-def with_target(found: list[Finding], target_found: list[Finding]) -> list[Finding]:
-    """A document's own findings plus the target's, one per fact: a field already reported unknown at a
-    path is not reported again."""
-    codes = ("schema.unknown-field", "target.unknown-field")
-    unknown = {f.path for f in found if f.code in codes}
-    return found + [f for f in target_found if not (f.code in codes and f.path in unknown)]
+    on_target = target_findings(obj, release, fields=False)
+    if obj.get("kind") != "ControllerRevision" or not str(obj.get("apiVersion", "")).startswith("apps/"):
+        return Judgement(own=found, target=on_target)
+    judged = Judgement(
+        own=[f for f in found if f.path[:1] != ("data",)],
+        payload=[f for f in found if f.path[:1] == ("data",)],
+        target=on_target,
+    )
+    if not documents.judges_payload(obj):  # (no data, or none that looks like ours: the decoder says why)
+        judged.payload += [f.at(path=("data", *f.path)) for f in documents.validate_payload(obj.get("data"))]
+    return judged

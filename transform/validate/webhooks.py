@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from transform.kubevirt.webhookfacts import DISCONTINUED_BINDINGS
 from transform.model.findings import Finding, error, warning
 
 TOPOLOGY_REPLACEMENTS: dict[str, str] = {
@@ -165,6 +166,41 @@ def virtual_machine_rules(obj: dict[str, Any]) -> list[Finding]:
                     (*base, "inferFromVolumeFailurePolicy"),
                 )
             )
+    return out
+
+
+# Where each kind holds a VMI spec; refused on creation: VM and VMI (their admitters call the network
+# validator's ValidateCreation), the others create VMIs that are refused.
+VMI_SPEC_AT: dict[str, tuple[tuple[str, ...], bool]] = {
+    "VirtualMachineInstance": (("spec",), True),
+    "VirtualMachine": (("spec", "template", "spec"), True),
+    "VirtualMachineInstanceReplicaSet": (("spec", "template", "spec"), False),
+    "VirtualMachinePool": (("spec", "virtualMachineTemplate", "spec", "template", "spec"), False),
+}
+
+
+def discontinued_bindings(obj: dict[str, Any], target: tuple[int, int]) -> list[Finding]:
+    """Interfaces with a binding KubeVirt `target` refuses on creation (transform.kubevirt.webhookfacts,
+    generated from its network admitter): an error for a VM or VMI, a warning for what creates VMIs."""
+    at = VMI_SPEC_AT.get(str(obj.get("kind")))
+    if at is None:
+        return []
+    base, refused = at
+    spec: Any = obj
+    for part in base:
+        spec = _dict(spec).get(part)
+    interfaces = _dict(_dict(_dict(spec).get("domain")).get("devices")).get("interfaces")
+    out: list[Finding] = []
+    for i, iface in enumerate(interfaces if isinstance(interfaces, list) else []):
+        for binding in _dict(iface):
+            since, message = DISCONTINUED_BINDINGS.get(binding, ((99, 0), ""))
+            if target < since:
+                continue
+            rel = f"{target[0]}.{target[1]}"
+            what = "refuses it on creation" if refused else "refuses the VMIs it creates"
+            text = f"{message}: KubeVirt {rel} {what}; use another binding (masquerade, bridge) or a binding plugin"
+            path = (*base, "domain", "devices", "interfaces", i, binding)
+            out.append((error if refused else warning)("webhook.discontinued-binding", text, path))
     return out
 
 

@@ -1,0 +1,85 @@
+"""The plan and its sinks (issue 20 §4): renames are settled against what the sink could write."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import stat
+
+from click.testing import CliRunner
+
+from transform.cli.main import cli
+
+UID = "2b0f9f6e-7f7e-4a59-9d35-0b7c59a2d1aa"
+OLD = f"vm-small-{UID}-1"
+REVISION = {
+    "apiVersion": "apps/v1",
+    "kind": "ControllerRevision",
+    "metadata": {
+        "name": OLD,
+        "namespace": "default",
+        "ownerReferences": [
+            {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "name": "vm", "uid": UID, "controller": True}
+        ],
+    },
+    "data": {
+        "apiVersion": "instancetype.kubevirt.io/v1alpha2",
+        "kind": "VirtualMachineInstancetype",
+        "metadata": {"name": "small", "namespace": "default", "uid": UID, "generation": 1},
+        "spec": {"cpu": {"guest": 2}, "memory": {"guest": "256Mi"}},
+    },
+    "revision": 1,
+}
+VM = {
+    "apiVersion": "kubevirt.io/v1",
+    "kind": "VirtualMachine",
+    "metadata": {"name": "vm", "namespace": "default", "uid": UID},
+    "spec": {
+        "runStrategy": "Halted",
+        "instancetype": {"name": "small", "revisionName": OLD},
+        "template": {"spec": {"domain": {"devices": {}}}},
+    },
+}
+
+
+def test_a_read_only_revision_file_keeps_its_references(tmp_path: pathlib.Path) -> None:
+    """--rename with the revision's file read-only: the revision keeps its name, so the VM in another
+    file must keep naming it (before, the VM was rewritten to the new name of a revision never renamed)."""
+    rev, vm = tmp_path / "rev.json", tmp_path / "vm.json"
+    rev.write_text(json.dumps(REVISION, indent=2) + "\n")
+    vm.write_text(json.dumps(VM, indent=2) + "\n")
+    os.chmod(rev, stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+    try:
+        result = CliRunner().invoke(cli, ["fix", "--rename", "--format", "json", str(tmp_path)])
+    finally:
+        os.chmod(rev, stat.S_IRUSR | stat.S_IWUSR)
+    assert result.exit_code == 3, result.output
+    codes = {f["code"] for f in json.loads(result.output)["findings"]}
+    assert {"output.read-only", "reference.kept"} <= codes
+    assert json.loads(vm.read_text())["spec"]["instancetype"]["revisionName"] == OLD
+    assert json.loads(rev.read_text())["metadata"]["name"] == OLD
+
+
+def test_a_change_is_data() -> None:
+    """What dispatch hands the pipeline is data (it pickles, compares, crosses a process), not closures
+    that call the validator; the verify step judges it (before: `Change.check` was a lambda)."""
+    import pickle
+
+    from transform.convert.dispatch import upgrade_document
+    from transform.convert.index import Index
+    from transform.model.settings import Settings
+
+    old = {
+        "apiVersion": "instancetype.kubevirt.io/v1alpha1",
+        "kind": "VirtualMachineInstancetype",
+        "metadata": {"name": "small"},
+        "spec": {"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}},
+    }
+    changes = []
+    for doc in (old, REVISION):
+        out = upgrade_document(doc, settings=Settings(), index=Index())
+        changes += out.changes
+    assert len(changes) == 2
+    assert pickle.loads(pickle.dumps(changes)) == changes
+    assert [c.verify.value if c.verify else None for c in changes] == ["upgraded", "payload"]

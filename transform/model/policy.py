@@ -1,0 +1,153 @@
+"""The one place where a command chooses a finding's severity.
+
+The judge (transform.validate.target.judge) says what is wrong with a document, for its own version
+and for the target, with the severity the fact has (an error: the API server or KubeVirt refuses
+it). What a command makes of it depends only on where the document stands in that command, its
+`Stage`:
+
+- `fix`, `check`, `diff` gate on what the upgrade introduces: a document they leave as it is
+  (`CURRENT`) and the input of an upgrade (`INPUT`) only warn (errors under --strict); the upgraded
+  object (`UPGRADED`) and an upgraded revision payload (`PAYLOAD`) block the write on an error.
+- `validate` gates on the document's own version (`VALIDATE`): what the target cannot take is a
+  warning, and nothing under a ControllerRevision's `data` is an error of the revision object (the
+  API server stores `data` without looking at it).
+- `scan` gates on what breaks on the target (`SCAN`): only the target's findings, as they are.
+
+`run_policy` is the run's own policy on top (--select/--ignore, --strict), applied once per report.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+from transform.model.findings import Finding, Severity, matches
+
+STRICT_SUFFIX = " (an error under --strict)"
+
+
+class Stage(enum.Enum):
+    CURRENT = "current"  # fix/check/diff: a document the run leaves as it is
+    INPUT = "input"  # fix/check/diff: the document an upgrade starts from (its problems are carried over)
+    UPGRADED = "upgraded"  # fix/check/diff: the upgraded object, before it is written
+    PAYLOAD = "payload"  # fix/check/diff: an upgraded ControllerRevision payload, before it is written
+    VALIDATE = "validate"  # validate: a document judged at its own version
+    SCAN = "scan"  # scan: what breaks on the target
+
+
+_UNKNOWN = ("schema.unknown-field", "target.unknown-field")
+_SERVER = ("schema.", "metadata.")  # the API server's own checks (CRD schema, ObjectMeta)
+Path = tuple[Any, ...]
+
+
+@dataclass
+class Judgement:
+    """What the judge found wrong with one document, by what it is about (paths from the document):
+    `own`: the document at its own version (schema, webhooks, metadata); `payload`: a ControllerRevision's
+    `data` as KubeVirt's decoder reads it; `target`: what the target release cannot take."""
+
+    own: list[Finding] = field(default_factory=list)
+    payload: list[Finding] = field(default_factory=list)
+    target: list[Finding] = field(default_factory=list)
+
+    @property
+    def facts(self) -> list[Finding]:
+        """Every finding, one per fact: a field already reported unknown at a path is not reported again."""
+        found = self.own + self.payload
+        unknown = {f.path for f in found if f.code in _UNKNOWN}
+        return found + [f for f in self.target if not (f.code in _UNKNOWN and f.path in unknown)]
+
+
+def verdict(
+    judged: Judgement, stage: Stage, *, strict: bool = False, carried: Collection[tuple[str, Path]] = ()
+) -> list[Finding]:
+    """The judge's findings with the severity (and the wording of it) that `stage` gives them. `carried`
+    (UPGRADED): the input's own errors, (code, path), and ("", path) for each field the input's version
+    lacks: what the upgrade carries over is not the upgrade's to answer for."""
+    if stage is Stage.CURRENT:  # a document left as it is: its problems warn (errors under --strict)
+        sev = Severity.ERROR if strict else Severity.WARNING
+        return [f.at(severity=sev, message=_refused(f)) if f.severity is Severity.ERROR else f for f in judged.facts]
+    if stage is Stage.INPUT:  # what an upgrade starts from: carried over faithfully, a warning
+        return [
+            f.at(severity=Severity.WARNING, message=f"input: {_refused(f)}") if f.severity is Severity.ERROR else f
+            for f in judged.own + judged.payload
+        ]
+    if stage is Stage.UPGRADED:  # the upgrade's own errors block it; the target's warnings are said
+        return _upgraded(judged, carried) + [f for f in judged.target if f.severity is not Severity.ERROR]
+    if stage is Stage.PAYLOAD:
+        # KubeVirt stores what its webhooks would refuse (they guard objects, not revisions): a faithful
+        # upgrade of such a payload is written and reported; a payload KubeVirt could not decode is not.
+        return [
+            f.at(severity=Severity.WARNING, message=f"payload: {f.message} (KubeVirt stored it as is)")
+            if f.code.startswith("webhook.")
+            else f.at(message=f"the upgraded payload would be invalid: {f.message}")
+            for f in judged.own + judged.payload
+            if f.severity is Severity.ERROR
+        ]
+    if stage is Stage.VALIDATE:
+        # judged at its own version: what the target cannot take warns, and a ControllerRevision's data
+        # is no error of the revision object (the API server stores it without looking at it)
+        # (one exception: a payload no release reads under the label KubeVirt trusts to skip it is the
+        # revision's own fault, its label's: an error, issue 22 §2 class D)
+        payload = _warnings(judged.payload, keep="revision.labelled-unreadable")
+        return Judgement(judged.own, payload, _warnings(judged.target, keep=".legacy")).facts
+    return list(judged.target)  # SCAN: what breaks on the target, as it is
+
+
+def _refused(f: Finding) -> str:
+    """An error's message saying who refuses the object for it: the API server's schema and ObjectMeta
+    checks (issue 22 class C); KubeVirt's webhook findings name KubeVirt themselves."""
+    return f"the API server will refuse this object: {f.message}" if f.code.startswith(_SERVER) else f.message
+
+
+def _upgraded(judged: Judgement, carried: Collection[tuple[str, Path]]) -> list[Finding]:
+    dropped = [p for code, p in carried if not code]
+    out = []
+    for f in judged.own + judged.payload:
+        if f.severity is not Severity.ERROR or (f.code, f.path) in carried:
+            continue  # the input's own problem: said with the input
+        field = next((p for p in dropped if f.path[: len(p)] == p), None)
+        if field is None:
+            out.append(f.at(message=f"the upgraded object would be invalid: {f.message}; fix the input first"))
+            continue
+        where = ".".join(map(str, field))
+        message = (
+            f"{f.message}: once upgraded, its version reads {where}, which the input's version lacks (kubectl's "
+            "strict field validation refuses it there, a lenient API server drops it unread), so the API server "
+            f"will refuse the upgraded object; fix or remove {where}"
+        )
+        out.append(f.at(severity=Severity.WARNING, message=message))  # the input's field: an error under --strict
+    return out
+
+
+def _warnings(found: list[Finding], keep: str = "") -> list[Finding]:
+    return [
+        f.at(severity=Severity.WARNING) if f.severity is Severity.ERROR and not (keep and f.code.endswith(keep)) else f
+        for f in found
+    ]
+
+
+def run_policy(
+    found: list[Finding], *, strict: bool, select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()
+) -> list[Finding]:
+    """Warnings and infos not selected (--select/--ignore) are dropped; errors always stay (a file that
+    failed must say why). Under --strict the remaining warnings are errors: counted, shown and
+    acted on as errors (a file with one is not written). Applying it twice changes nothing."""
+    out = []
+    for f in found:
+        if f.severity is not Severity.ERROR and (select or ignore) and not selected(f, select, ignore):
+            continue
+        if strict and f.severity is Severity.WARNING:
+            f = f.at(severity=Severity.ERROR, message=f.message + STRICT_SUFFIX)
+        out.append(f)
+    return out
+
+
+def selected(f: Finding, select: tuple[str, ...], ignore: tuple[str, ...]) -> bool:
+    """--select/--ignore by code prefix (`webhook.` or `webhook.deprecated-topology`) or API family
+    (`export`, see `findings.matches`); the longer matching prefix wins, as in ruff."""
+    best_select = max((len(p) for p in select if matches(f, p)), default=-1 if select else 0)
+    best_ignore = max((len(p) for p in ignore if matches(f, p)), default=-1)
+    return best_select >= 0 and best_select >= best_ignore + (1 if best_ignore >= 0 else 0)

@@ -1,0 +1,149 @@
+"""Verify one edited document before its file is written: re-read what the edits give (one document,
+the intended values, every comment), then judge the upgraded objects (each `Change`). Nothing that
+fails here is written (transform.pipeline.onefile)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from transform.convert.dispatch import Change
+from transform.kubevirt import embedding
+from transform.model import plain
+from transform.model.findings import Finding, Severity, error
+from transform.model.policy import Stage, verdict
+from transform.model.settings import Settings
+from transform.pipeline.parts import ParsedDoc
+from transform.yamltext import comments, edits, nodepath, readback, textio
+from transform.yamltext import nodes as yamlnodes
+from transform.yamltext.nodes import Node
+
+# A JSON document smaller than this is read back whole by the json module (faster than the parser's
+# events); a larger one from the events, as YAML is: its plain copy was 200 MB for a 24 MB payload
+_JSON_READ_WHOLE = 1 << 20
+
+
+def verify(
+    name: str,
+    pd: ParsedDoc,
+    body: str,
+    planned: list[edits.Edit],
+    line0: int,
+    intended: Any,
+    changes: list[Change],
+    settings: Settings,
+    findings: list[Finding],
+) -> bool:
+    """Re-read what we wrote: one document still, the intended values, every comment, valid objects.
+    Edits that only replace one-line block scalars are proven by reading each new scalar alone."""
+    if planned and all(e.value is not edits.NOT_SCALAR for e in planned) and all(map(_reads_back, planned)):
+        return _validate(name, pd, yamlnodes.Document(None, intended, [], body), line0, changes, settings, findings)
+    where: dict[str, Any] = {"file": name, "line": line0 + 1, "doc": pd.index}
+    if len(textio.split_documents(body)) != 1:
+        findings.append(
+            error(
+                "internal.verify",
+                "edits changed the document structure; file left unchanged (please report this)",
+                **where,
+            )
+        )
+        return False
+    small_json = len(body) < _JSON_READ_WHOLE and body.lstrip().startswith("{")  # json.loads: faster, small
+    spans = None if small_json else readback.spans_if_same(body, intended)
+    if spans is not None:  # proven from the parser's events, without a node tree (a big payload: 1.5M nodes)
+        doc = yamlnodes.Document(None, intended, [], body)
+        written = [c.strip() for c in comments.comments_outside(body, 0, len(body), spans)] if "#" in pd.text else []
+    else:  # JSON (read by the json module), or not proven: compose it, and say what is wrong
+        try:
+            parsed = yamlnodes.parse(body)
+        except yamlnodes.ParseError as exc:
+            findings.append(
+                error(
+                    "internal.verify",
+                    f"edited document does not parse: {exc.message}; file left unchanged (please report this)",
+                    **where,
+                )
+            )
+            return False
+        if parsed is None or not edits.same(parsed.value, intended):
+            findings.append(
+                error(
+                    "internal.verify",
+                    "edited document does not read back as intended; file left unchanged (please report this)",
+                    **where,
+                )
+            )
+            return False
+        doc = parsed
+        written = _comments(body, doc.root) if "#" in pd.text else []
+    lost = Counter(_comments(pd.text, pd.doc.root if pd.doc else None)) - Counter(written) if "#" in pd.text else None
+    if lost:
+        findings.append(
+            error(
+                "internal.comments",
+                f"a comment would be lost: {next(iter(lost))!r}; file left unchanged (please report this)",
+                **where,
+            )
+        )
+        return False
+    return _validate(name, pd, doc, line0, changes, settings, findings)
+
+
+def _reads_back(edit: edits.Edit) -> bool:
+    """A scalar edit whose new text, read alone, is the intended value (see edits.Edit.value): the rest of
+    the document is untouched text around a one-line block scalar, so reading it all again proves nothing
+    new (no structure, comment or other value can change)."""
+    if edit.value is edits.NOT_SCALAR:
+        return False
+    try:
+        return edits.same(yamlnodes.read_scalar(edit.text), edit.value)
+    except yamlnodes.ParseError:
+        return False
+
+
+def _validate(
+    name: str,
+    pd: ParsedDoc,
+    doc: yamlnodes.Document,
+    line0: int,
+    changes: list[Change],
+    settings: Settings,
+    findings: list[Finding],
+) -> bool:
+    """The upgraded objects must be valid: findings at their line:column in the new text."""
+    ok = True
+    if settings.validate_output:
+        for change in changes:
+            for f in judge_change(change, doc.value, settings):
+                line, col = nodepath.locate(doc.root, f.path)
+                findings.append(f.at(file=name, line=line0 + line, column=col, doc=pd.index))
+                ok = ok and f.severity is not Severity.ERROR
+    return ok
+
+
+def judge_change(change: Change, doc: Any, settings: Settings) -> list[Finding]:
+    """The judge's verdict on the object a change left at `change.path` of the upgraded document, with the
+    severity its stage gives (transform.model.policy): the input's own errors (`change.carried`) are not
+    the upgrade's. Paths from the document's root."""
+    obj = plain.get(doc, change.path)
+    if change.verify is None or not isinstance(obj, dict):
+        return []
+    # lazy: the validators and their schemas load only when a document is validated
+    from transform.validate.target import judge
+
+    if change.verify is Stage.PAYLOAD:
+        judged = judge(obj.get("data") or {}, settings.target)
+        found = [f.at(path=("data", *f.path)) for f in verdict(judged, Stage.PAYLOAD)]
+    else:
+        cdi = settings.target_cdi
+        judged = judge(obj, settings.target, strict=settings.strict, partial=change.partial, target_cdi=cdi)
+        found = verdict(judged, change.verify, carried=change.carried)
+    if embedding.in_template(change.path):
+        found = embedding.substituted(found, obj)
+    return [f.at(path=change.path + f.path) for f in found]
+
+
+def _comments(text: str, root: Node | None) -> list[str]:
+    if root is None:
+        return []
+    return [c.strip() for c in comments.comments(text, 0, len(text), [root])]
