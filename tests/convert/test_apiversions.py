@@ -329,7 +329,9 @@ def test_validate_judges_other_groups_and_names_the_family(tmp_path: object) -> 
 
     found = json.loads(r.output)["findings"]
     codes = {f["code"] for f in found}
-    assert "export.not-latest" in codes
+    # export.kubevirt.io/v1alpha1 is removed at the default target: one code for that fact in every
+    # command, scan's export.not-served (it was export.not-latest here; issue 20 §2)
+    assert "export.not-served" in codes and "export.not-latest" not in codes
     assert any(f["code"] == "schema.unknown-field" and f["extra"].get("family") == "export" for f in found)
     f = Finding(Severity.WARNING, "schema.required", "m", extra={"family": "export"})
     assert matches(f, "export") and matches(f, "schema.") and not matches(f, "cdi")

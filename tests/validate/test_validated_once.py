@@ -4,8 +4,8 @@ The validators' entry points are wrapped to count their calls per document (by i
 schema walk (`crds.validate_object`), the whole judgement of a document (`documents.validate_document`)
 and KubeVirt's payload decoder (`decoding.decode`). Each command runs in this process over inputs that
 hold every kind of document the judge treats differently: an old instancetype (upgraded), a current
-preference (left as it is), a revision with a whole v1alpha2 payload, one with a v1alpha1 wrapper, a VM
-and another KubeVirt group's object.
+preference (left as it is), a revision with a whole v1alpha2 payload, one with a v1alpha1 wrapper, a
+current revision (left as it is), a VM and another KubeVirt group's object.
 """
 
 from __future__ import annotations
@@ -66,6 +66,22 @@ DOCS: list[dict[str, Any]] = [
         "data": {
             "apiVersion": "",
             "spec": base64.b64encode(json.dumps({"cpu": {"preferredCPUTopology": "preferCores"}}).encode()).decode(),
+        },
+        "revision": 1,
+    },
+    {
+        "apiVersion": "apps/v1",
+        "kind": "ControllerRevision",
+        "metadata": {
+            "name": f"vm-cur-v1beta1-{UID}-1",
+            "namespace": "default",
+            "labels": {"instancetype.kubevirt.io/object-version": "v1beta1"},
+        },
+        "data": {
+            "apiVersion": "instancetype.kubevirt.io/v1beta1",
+            "kind": "VirtualMachineInstancetype",
+            "metadata": {"name": "cur", "namespace": "default"},
+            "spec": {"cpu": {"guest": 3}, "memory": {"guest": "512Mi"}, "bogus": 1},
         },
         "revision": 1,
     },

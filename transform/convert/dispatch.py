@@ -93,7 +93,9 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
     elif (is_kustomization_kind(obj) and api is not None) or (
         kind is None and api is None and not path and is_kustomization_file(file)
     ):
-        _kustomization(out, path, obj, targets, partial=file in index.partial_kustomizations)
+        _kustomization(
+            out, path, obj, targets, file in index.partial_kustomizations, file in index.remote_kustomizations
+        )
     elif kind == "VirtualMachineSnapshotContent":
         vm = _get(obj, ("spec", "source", "virtualMachine"))
         if isinstance(vm, dict):
@@ -158,7 +160,16 @@ def _object(
     if upgraded == (api, kind):
         # the target serves nothing newer (a release before 1.0): never write a version it does not serve
         rule = apiversion.object_rule(api, kind, apis.Targets(settings.target, settings.target_cdi))
-        out.findings.extend(rule[2] if rule is not None else [])
+        found = rule[2] if rule is not None else []
+        if any(f.code == "instancetype.not-served" for f in found):
+            # the target judge's fact, under its code (target.api-version), as validate and scan say it
+            # lazy: the validators and their schemas load only when a document is validated
+            from transform.validate.target import target_findings
+
+            said = [f for f in target_findings(obj, settings.target, fields=False) if f.code == "target.api-version"]
+            found = [f for f in found if f.code != "instancetype.not-served"]
+            found += [f.at(severity=Severity.WARNING) for f in said]
+        out.findings.extend(found)
         return
     if upgraded is None or releases.family_of(upgraded[1]) is None:
         if api == convert.LATEST and kind in releases.FAMILY_OF_KIND:
@@ -230,8 +241,13 @@ def _input_findings(
 
 
 def _carried(judged: Judgement) -> frozenset[tuple[str, Path]]:
-    """(code, path) of the input's own errors: an upgrade carries them over without blame."""
-    return frozenset((f.code, f.path) for f in judged.own + judged.payload if f.severity is Severity.ERROR)
+    """What an upgrade carries over without blame: (code, path) of each of the input's own errors, and
+    `("", path)` of each field the input's version does not have (its API server drops the field before it
+    checks the object; once upgraded it is read: transform.pipeline.verify says so)."""
+    found = judged.own + judged.payload
+    return frozenset((f.code, f.path) for f in found if f.severity is Severity.ERROR) | frozenset(
+        ("", f.path) for f in judged.own if f.code == "schema.unknown-field"
+    )
 
 
 def _judge(obj: dict[str, Any], settings: Settings, partial: bool) -> Judgement:
@@ -252,12 +268,15 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
     if not releases.reads_payload(settings.target, revisions.latest_version()):
         out.findings.append(_payload_not_served(obj, settings.target))
         return
+    current: list[Finding] = []
     try:
-        up = revisions.upgrade_revision(obj, rename=settings.rename, hints=index.hints(name, ns))
+        up = revisions.upgrade_revision(obj, rename=settings.rename, hints=index.hints(name, ns), current=current)
     except revisions.RevisionError as exc:
         out.findings.append(error(exc.code, exc.message, exc.path))
         return
     if up is None:
+        # a current revision: what the decoder said of its payload, as of any document left as it is
+        out.findings.extend(verdict(Judgement(payload=current), Stage.CURRENT, strict=settings.strict))
         if settings.modernize and settings.modernize_revisions and isinstance(obj.get("data"), dict):
             data, found = modernize.modernize_object(copy.deepcopy(obj["data"]), settings.target)
             if data != obj["data"]:
@@ -315,8 +334,10 @@ def _payload_not_served(obj: dict[str, Any], target: apis.Release) -> Finding:
     )
 
 
-def _kustomization(out: Outcome, path: Path, obj: dict[str, Any], targets: apis.Targets, *, partial: bool) -> None:
-    result = kustomize.upgrade_kustomization(obj, targets, partial=partial)
+def _kustomization(
+    out: Outcome, path: Path, obj: dict[str, Any], targets: apis.Targets, partial: bool, remote: bool
+) -> None:
+    result = kustomize.upgrade_kustomization(obj, targets, partial=partial, remote=remote)
     if result is None:
         return
     new, found = result

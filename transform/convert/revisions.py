@@ -157,8 +157,11 @@ def _check_decodable(doc: dict[str, Any], meta: dict[str, Any]) -> None:
         )
 
 
-def upgrade_revision(doc: dict[str, Any], *, rename: bool = False, hints: Hints = Hints()) -> Upgrade | None:
-    """The upgraded revision, or None when it is already current (or not ours). Raises RevisionError."""
+def upgrade_revision(
+    doc: dict[str, Any], *, rename: bool = False, hints: Hints = Hints(), current: list[Finding] | None = None
+) -> Upgrade | None:
+    """The upgraded revision, or None when it is already current (or not ours). Raises RevisionError.
+    `current`: receives what the decoder said of a current revision's payload (decoded once, said once)."""
     meta = as_map(doc.get("metadata"))
     _check_decodable(doc, meta)
     labels = as_map(meta.get("labels"))
@@ -169,12 +172,14 @@ def upgrade_revision(doc: dict[str, Any], *, rename: bool = False, hints: Hints 
         decoded = decode(data, convert.go_types())
     except RevisionError as exc:
         raise skipped_by_label(exc, latest) if labelled_latest else exc from None
-    if labelled_latest and isinstance(data, dict) and data.get("apiVersion") == convert.LATEST:
+    if labelled_latest and (
+        (isinstance(data, dict) and data.get("apiVersion") == convert.LATEST) or decoded.fmt == latest
+    ):
+        if current is not None:
+            current += decoded.findings
         return None  # current, and KubeVirt reads it
     findings = list(decoded.findings)
     if labelled_latest:
-        if decoded.fmt == latest:
-            return None
         findings.append(
             warning(
                 "revision.label-lies",

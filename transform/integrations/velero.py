@@ -49,7 +49,7 @@ from transform.kubevirt.names import name_problem
 from transform.model.findings import Finding, error, info, warning
 from transform.model.settings import Settings
 from transform.pipeline import scan_links, sinks
-from transform.pipeline.batch import RunResult, index_needles
+from transform.pipeline.batch import Item, RunResult, index_needles
 from transform.pipeline.onefile import FileResult, iter_documents
 from transform.yamltext import textio
 
@@ -318,7 +318,7 @@ def _member(
     sp: Span, data: bytes, settings: Settings, found: _Scan, outcome: Outcome, done: Recent
 ) -> tuple[bytes | None, str]:
     """Upgrade one item; returns its new bytes (None: unchanged) and its name in the output."""
-    u = upgrade_item(sp.name, data, settings, found.index, done)
+    u = upgrade_item(Item(sp.name, data), settings, found.index, done)
     renames = [x for x in u.renames if x not in outcome.renames]  # once per revision,
     outcome.renames.update(renames)  # not once per copy (classic and -preferredversion paths)
     changed = u.new is not None

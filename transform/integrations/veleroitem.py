@@ -14,6 +14,7 @@ from transform.convert.kustomize import is_kustomization_file
 from transform.kubevirt import apis
 from transform.model.findings import Finding, info, warning
 from transform.model.settings import Settings
+from transform.pipeline.batch import Item
 from transform.pipeline.onefile import upgrade_file
 
 ITEM = re.compile(
@@ -69,10 +70,12 @@ class Upgrade:
     renames: list[tuple[str, str, str]]
 
 
-def upgrade_item(name: str, data: bytes, settings: Settings, index: Index, done: Recent) -> Upgrade:
-    """The engine's upgrade of one item. The upgrade of an item depends on its path only if it is a
-    kustomization or a patch one lists (never so in a Velero backup, but checked), and on nothing
-    else but its bytes: an identical copy takes the result of the first, its findings re-addressed."""
+def upgrade_item(item: Item, settings: Settings, index: Index, done: Recent) -> Upgrade:
+    """The engine's upgrade of one item (a member read as every command's input: a `batch.Item`). The
+    upgrade of an item depends on its path only if it is a kustomization or a patch one lists (never so
+    in a Velero backup, but checked), and on nothing else but its bytes: an identical copy takes the
+    result of the first, its findings re-addressed."""
+    name, data = item.name, item.data
     path_free = not (is_kustomization_file(name) or name in index.patch_files or name in index.partial_kustomizations)
     if path_free and (hit := done.get(data)) is not None:
         findings = [f.at(file=name) if f.file == hit.name else f for f in hit.findings]

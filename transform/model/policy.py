@@ -19,9 +19,7 @@ it). What a command makes of it depends only on where the document stands in tha
 from __future__ import annotations
 
 import enum
-from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Any
 
 from transform.model.findings import Finding, Severity, matches
 
@@ -38,8 +36,6 @@ class Stage(enum.Enum):
 
 
 _UNKNOWN = ("schema.unknown-field", "target.unknown-field")
-_SERVER = ("schema.", "metadata.")  # the API server's own checks (CRD schema, ObjectMeta)
-Path = tuple[Any, ...]
 
 
 @dataclass
@@ -54,28 +50,40 @@ class Judgement:
 
     @property
     def facts(self) -> list[Finding]:
-        """Every finding, one per fact: a field already reported unknown at a path is not reported again."""
+        """Every finding, one per fact: a field already reported unknown at a path, or a fact already said
+        under the same code at the same path, is not reported again."""
         found = self.own + self.payload
         unknown = {f.path for f in found if f.code in _UNKNOWN}
-        return found + [f for f in self.target if not (f.code in _UNKNOWN and f.path in unknown)]
+        said = {(f.code, f.path) for f in found}
+        out = list(found)
+        for f in self.target:
+            if not (f.code in _UNKNOWN and f.path in unknown) and (f.code, f.path) not in said:
+                said.add((f.code, f.path))
+                out.append(f)
+        return out
 
 
-def verdict(
-    judged: Judgement, stage: Stage, *, strict: bool = False, carried: Collection[tuple[str, Path]] = ()
-) -> list[Finding]:
-    """The judge's findings with the severity (and the wording of it) that `stage` gives them. `carried`
-    (UPGRADED): the input's own errors, (code, path), and ("", path) for each field the input's version
-    lacks: what the upgrade carries over is not the upgrade's to answer for."""
+def verdict(judged: Judgement, stage: Stage, *, strict: bool = False) -> list[Finding]:
+    """The judge's findings with the severity (and the wording of it) that `stage` gives them."""
     if stage is Stage.CURRENT:  # a document left as it is: its problems warn (errors under --strict)
         sev = Severity.ERROR if strict else Severity.WARNING
-        return [f.at(severity=sev, message=_refused(f)) if f.severity is Severity.ERROR else f for f in judged.facts]
+        return [
+            f.at(severity=sev, message=_refused_by(f) + f.message) if f.severity is Severity.ERROR else f
+            for f in judged.facts
+        ]
     if stage is Stage.INPUT:  # what an upgrade starts from: carried over faithfully, a warning
         return [
-            f.at(severity=Severity.WARNING, message=f"input: {_refused(f)}") if f.severity is Severity.ERROR else f
+            f.at(severity=Severity.WARNING, message=f"input: {_refused_by(f)}{f.message}")
+            if f.severity is Severity.ERROR
+            else f
             for f in judged.own + judged.payload
         ]
     if stage is Stage.UPGRADED:  # the upgrade's own errors block it; the target's warnings are said
-        return _upgraded(judged, carried) + [f for f in judged.target if f.severity is not Severity.ERROR]
+        return [
+            f.at(message=f"the upgraded object would be invalid: {f.message}; fix the input first")
+            for f in judged.own + judged.payload
+            if f.severity is Severity.ERROR
+        ] + [f for f in judged.target if f.severity is not Severity.ERROR]
     if stage is Stage.PAYLOAD:
         # KubeVirt stores what its webhooks would refuse (they guard objects, not revisions): a faithful
         # upgrade of such a payload is written and reported; a payload KubeVirt could not decode is not.
@@ -96,30 +104,21 @@ def verdict(
     return list(judged.target)  # SCAN: what breaks on the target, as it is
 
 
-def _refused(f: Finding) -> str:
-    """An error's message saying who refuses the object for it: the API server's schema and ObjectMeta
-    checks (issue 22 class C); KubeVirt's webhook findings name KubeVirt themselves."""
-    return f"the API server will refuse this object: {f.message}" if f.code.startswith(_SERVER) else f.message
+def _refused_by(f: Finding) -> str:
+    """Who refuses an object for this error (the API server's schema and ObjectMeta checks), or ""."""
+    return "the API server will refuse this object: " if f.code.startswith(("schema.", "metadata.")) else ""
 
 
-def _upgraded(judged: Judgement, carried: Collection[tuple[str, Path]]) -> list[Finding]:
-    dropped = [p for code, p in carried if not code]
-    out = []
-    for f in judged.own + judged.payload:
-        if f.severity is not Severity.ERROR or (f.code, f.path) in carried:
-            continue  # the input's own problem: said with the input
-        field = next((p for p in dropped if f.path[: len(p)] == p), None)
-        if field is None:
-            out.append(f.at(message=f"the upgraded object would be invalid: {f.message}; fix the input first"))
-            continue
-        where = ".".join(map(str, field))
-        message = (
-            f"{f.message}: once upgraded, its version reads {where}, which the input's version lacks (kubectl's "
-            "strict field validation refuses it there, a lenient API server drops it unread), so the API server "
-            f"will refuse the upgraded object; fix or remove {where}"
-        )
-        out.append(f.at(severity=Severity.WARNING, message=message))  # the input's field: an error under --strict
-    return out
+def dropped_field(f: Finding, api_version: object, field: tuple[object, ...], *, strict: bool) -> Finding:
+    """An error of an upgraded object inside a field the input's version lacks (its API server dropped the
+    field unread): the upgrade makes the API server read it. A warning (an error under --strict)."""
+    where = ".".join(map(str, field))
+    message = (
+        f"{f.message}: once upgraded, {api_version} reads {where}, which the input's version lacks "
+        "(kubectl's strict field validation refuses it there, a lenient API server drops it unread), so the "
+        f"API server will refuse the upgraded object; fix or remove {where}"
+    )
+    return f.at(severity=Severity.ERROR if strict else Severity.WARNING, message=message)
 
 
 def _warnings(found: list[Finding], keep: str = "") -> list[Finding]:

@@ -124,11 +124,11 @@ def _judge_text(
     version the target does not serve breaks by the table's verdict alone."""
     use = judge(obj, where, targets, breaking)
     if use is not None and use.family == "instancetype" and use.status in BREAKING:
-        use.breaks = True
-        verb = "does not serve" if use.status == "not-yet" else "no longer serves"
-        fix = f": run fix to upgrade it to {use.replacement}" if use.replacement else ""
+        use.breaks = True  # the target judge's fact, as for an object of a manifest (one code: target.api-version)
+        said = [f for f in _on_target(obj, targets.kubevirt) if f.code == "target.api-version"]
         on = f"KubeVirt {targets.kubevirt[0]}.{targets.kubevirt[1]}"
-        breaking([error("instancetype.not-served", f"{on} {verb} {use.api_version}{fix}", ("apiVersion",))])
+        fallback = error("target.api-version", f"{on} does not serve {use.api_version}", ("apiVersion",))
+        breaking(said or [fallback])
     return use
 
 
@@ -234,17 +234,6 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
         scan.revisions.append(rev)
         if rev.error:
             breaking([error(rev.error_code, rev.error, rev.error_path)])
-        elif rev.era == "flavor-object":
-            breaking(
-                [
-                    error(
-                        "target.payload-format",
-                        "a whole flavor.kubevirt.io object: no KubeVirt release decodes "
-                        "it (no kind is registered for it)",
-                        ("data",),
-                    )
-                ]
-            )
         found = _on_target(obj, scan.target)
         if (
             rev.era == releases.FLAVOR_WRAPPER_ERA and scan.target < FLAVOR_VM_UNTIL
@@ -257,17 +246,7 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
     elif kind == "VirtualMachine" and group == "kubevirt.io":
         scan.files.add(file)
         scan.vms.append(vm_refs(obj, d))
-        found = list(_on_target(obj, scan.target))
-        if isinstance(as_map(obj.get("spec")).get("flavor"), dict) and scan.target >= FLAVOR_VM_UNTIL:
-            found.append(
-                error(
-                    "target.vm-flavor",
-                    f"spec.flavor is unknown to KubeVirt {releases.text(scan.target)} "
-                    "(renamed spec.instancetype in v0.56): run fix to rename it",
-                    ("spec", "flavor"),
-                )
-            )
-        breaking(found)
+        breaking(_on_target(obj, scan.target))
     elif group.endswith("kubevirt.io"):
         scan.files.add(file)
         scan.other.append(d)

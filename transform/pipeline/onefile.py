@@ -16,7 +16,8 @@ from transform.convert.dispatch import upgrade_document
 from transform.convert.index import Index
 from transform.convert.kustomize import is_kustomization_file
 from transform.model import plain
-from transform.model.findings import Finding, Severity, error
+from transform.model.findings import Finding, error
+from transform.model.policy import Judgement, Stage, verdict
 from transform.model.settings import Settings
 from transform.pipeline import aliases, helmrecords
 from transform.pipeline.charts import chart_file
@@ -248,12 +249,13 @@ def upgrade_documents(
 
 
 def duplicate_keys(pd: ParsedDoc, settings: Settings, locate: Any) -> list[Finding]:
-    """Kubernetes keeps the last of duplicate keys without a word; we say it (an error with --strict)."""
-    sev = Severity.ERROR if settings.strict else Severity.WARNING
+    """Kubernetes keeps the last of duplicate keys without a word (strict field validation refuses them);
+    we say it, with the severity of a problem of a document the run leaves as it is (model/policy)."""
     msg = "duplicate key: Kubernetes keeps the last value"
     if pd.doc is None:
         return []
-    return [locate(Finding(sev, "input.duplicate-key", msg, path=path)) for path, _ in pd.doc.duplicates]
+    found = [error("input.duplicate-key", msg, path) for path, _ in pd.doc.duplicates]
+    return [locate(f) for f in verdict(Judgement(own=found), Stage.CURRENT, strict=settings.strict)]
 
 
 def locator(name: str, pd: ParsedDoc, line0: int) -> Any:

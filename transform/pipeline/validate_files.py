@@ -10,6 +10,7 @@ from transform.model.findings import Finding, error, warning
 from transform.model.plain import as_map
 from transform.model.policy import Stage, verdict
 from transform.model.settings import Settings
+from transform.pipeline.api_inventory import judge as api_judge
 from transform.pipeline.batch import Item, RunResult, build_index
 from transform.pipeline.onefile import FileResult, duplicate_keys, iter_documents, locator
 from transform.pipeline.parts import suppress_inline
@@ -31,7 +32,9 @@ def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> l
         judged.target += [
             f for f in (rule[2] if rule is not None else []) if not f.code.endswith((".upgraded", ".action"))
         ]
-        judged.target += _not_latest(api, kind, targets, rule, None)
+        # a version the target does not serve: said as scan says it (api_inventory.judge), one code per fact
+        api_judge(obj, ("", 0, 0, "", ""), targets, judged.target.extend)
+        judged.target += _not_latest(api, kind, targets, rule, ("served", "deprecated"))
     if group == "instancetype.kubevirt.io" and isinstance(kind, str):
         # said as for every other group while the target serves it (unserved: target.api-version says it)
         targets = apis.Targets(settings.target, settings.target_cdi)

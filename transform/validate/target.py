@@ -1,14 +1,19 @@
-"""What a target KubeVirt release cannot take from a document: the one judge of the target.
+"""The one judge: what is wrong with a document, for its own version and for the target release.
 
-Every command asks it (validate, fix, check, diff through transform.convert.dispatch; scan through
-transform.pipeline.inventory) and chooses only the severity. Its facts come from data: what a release
-serves and reads (transform.kubevirt.releases) and which fields it knows (the bundled CRD schemas, with
-the release that added each field: transform.validate.crds.added_in).
+`judge` returns a `model.policy.Judgement` (the document's own findings, its ControllerRevision payload's,
+the target's); every command calls it (fix, check, diff and the verify step through transform.convert.dispatch
+and transform.pipeline.verify, validate through transform.pipeline.validate_files, scan through
+transform.pipeline.inventory; backup and krm through the same engine) and chooses only the severity
+(`model.policy.verdict`). Its facts come from data: what a release serves and reads
+(transform.kubevirt.releases) and which fields it knows (the bundled CRD schemas, with the release that
+added each field: transform.validate.crds.added_in).
 
-One code per fact: `target.api-version` (not served), `target.payload-format` (a revision payload the
-release cannot decode), `target.unknown-field` (a field a later release added: the target's API server
-drops it), `target.topology-value` (a preferredCPUTopology value the release does not apply). A field no
-release has is `schema.unknown-field` (transform.validate.documents), never both.
+One code per fact: `target.api-version` (not served: an instancetype or flavor object), `target.payload-format`
+(a revision payload the release cannot decode), `target.unknown-field` (a field a later release added:
+the target's API server drops it), `target.topology-value` (a preferredCPUTopology value the release does
+not apply), `target.vm-flavor` (a VM's spec.flavor after v0.56). A field no release has is
+`schema.unknown-field` (transform.validate.documents), never both; in a payload it is the decoder's
+`revision.dropped-field`.
 """
 
 from __future__ import annotations
@@ -23,10 +28,17 @@ from transform.validate import crds, documents
 Release = tuple[int, int]
 
 FLAVOR_GROUP = "flavor.kubevirt.io"  # the instance types of KubeVirt before v0.56
+_FLAVOR_UNTIL = releases.VM_FIELDS[("spec", "flavor")][1] or releases.LATEST
 
 
 def payload_unreadable(data: Any, target: Release) -> Finding | None:
     """`target.payload-format` when the target's KubeVirt cannot decode this ControllerRevision payload."""
+    if isinstance(data, dict) and str(data.get("apiVersion", "")).startswith(f"{FLAVOR_GROUP}/") and data.get("kind"):
+        return error(
+            "target.payload-format",
+            "a whole flavor.kubevirt.io object: no KubeVirt release decodes it (no kind is registered for it)",
+            ("data",),
+        )
     fmt = releases.payload_format(data)
     if fmt is None or releases.reads_payload(target, fmt):
         return None
@@ -54,8 +66,10 @@ def target_findings(obj: dict[str, Any], release: Release | str, *, fields: bool
         if found is not None:
             out.append(found)
         if releases.payload_format(data) in releases.VERSIONS:
-            # a payload version the target does not serve is said once, by target.payload-format
-            inner = [f for f in target_findings(data, target, fields=fields) if f.code != "target.api-version"]
+            # a payload version the target does not serve is said once, by target.payload-format; a field no
+            # release has is the decoder's fact (revision.dropped-field), never a CRD schema's
+            skip = ("target.api-version", "schema.unknown-field")
+            inner = [f for f in target_findings(data, target, fields=fields) if f.code not in skip]
             out.extend(f.at(path=("data", *f.path)) for f in inner)
         return out
     if kind == "VirtualMachine" and isinstance(api_version, str) and api_version.startswith("kubevirt.io/"):
@@ -126,14 +140,27 @@ def _vm_fields(obj: dict[str, Any], target: Release) -> list[Finding]:
     """VirtualMachine fields older than the bundled schemas (transform.kubevirt.releases.VM_FIELDS)."""
     out = []
     for path, (since, until) in releases.VM_FIELDS.items():
-        if until is not None or target >= since:
-            continue  # a field the target no longer has is a rename: the upgrade's business (spec.flavor)
         value: Any = obj
         for part in path:
             value = value.get(part) if isinstance(value, dict) else None
-        if value is not None:
+        if value is None:
+            continue
+        if until is not None and target >= until and path == ("spec", "flavor"):
+            out.append(vm_flavor(target, until))
+        elif until is None and target < since:
             out.append(crds.unknown_field(path, target, since, Severity.WARNING))
     return out
+
+
+def vm_flavor(target: Release, until: Release, severity: Severity = Severity.ERROR) -> Finding:
+    """`target.vm-flavor`: a VM's spec.flavor on a release after the flavor era (renamed, not a typo)."""
+    return Finding(
+        severity,
+        "target.vm-flavor",
+        f"spec.flavor is unknown to KubeVirt {releases.text(target)} (renamed spec.instancetype in "
+        f"v{releases.text(until)}): run fix to rename it",
+        path=("spec", "flavor"),
+    )
 
 
 def _topology(value: Any, target: releases.ReleaseInfo, path: tuple[Any, ...]) -> Finding | None:
@@ -179,6 +206,14 @@ def judge(
     found = documents.validate_document(obj, partial=partial, strict=strict, target=release, **cdi)
     on_target = target_findings(obj, release, fields=False)
     if obj.get("kind") != "ControllerRevision" or not str(obj.get("apiVersion", "")).startswith("apps/"):
+        renamed = {f.path for f in on_target if f.code == "target.vm-flavor"}
+        if renamed:  # a field an earlier release had under another name: the target's fact, not a typo
+            found = [
+                vm_flavor(release, _FLAVOR_UNTIL, f.severity)
+                if f.code == "schema.unknown-field" and f.path in renamed
+                else f
+                for f in found
+            ]
         return Judgement(own=found, target=on_target)
     judged = Judgement(
         own=[f for f in found if f.path[:1] != ("data",)],
