@@ -228,8 +228,6 @@ def _input_findings(
     fields); it is refused only for a problem it introduces."""
     judged = _judge(obj, settings, partial)
     carried = set(_carried(judged))
-    # a field the input's version lacks is dropped (or refused) by its API server before anything checks it
-    carried.update(("", f.path) for f in judged.own if f.code == "schema.unknown-field")
     for part in (judged.own, judged.payload):
         for i, f in enumerate(part):
             if f.severity is Severity.ERROR and f.code == "schema.required" and not partial:
