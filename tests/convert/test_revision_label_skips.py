@@ -54,6 +54,7 @@ def test_labelled_unreadable_is_an_error_and_left_alone(
     assert f": {path_text}: " in line and "error" in line
     assert "labelled object-version v1beta1" in line and "trusts the label and skips" in line
     assert "will not start on any release" in line and why in line
+    assert "run `instancetype-upgrade fix`" not in out  # fix cannot upgrade it: one word for the fact
     assert path.read_text() == text
 
 

@@ -222,4 +222,8 @@ def judge(
     )
     if not documents.judges_payload(obj):  # (no data, or none that looks like ours: the decoder says why)
         judged.payload += [f.at(path=("data", *f.path)) for f in documents.validate_payload(obj.get("data"))]
+    if any(f.severity is Severity.ERROR and f.code.startswith("revision.") for f in judged.payload):
+        # KubeVirt's decoder cannot read it at all: "this release cannot decode the format, run fix" would be a
+        # second word for it, and a wrong one (fix cannot upgrade it either)
+        judged.target = [f for f in judged.target if f.code != "target.payload-format"]
     return judged
