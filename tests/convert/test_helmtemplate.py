@@ -65,6 +65,18 @@ REWRITE = [
         id="list-item-is-an-object",
     ),
     pytest.param(
+        "apiVersion: v1\nkind: List\nitems:\n- kind: VirtualMachineFlavor\n  metadata:\n    ownerReferences:\n"
+        "    - {name: x, uid: u}\n    - name: y\n      uid: v\n  apiVersion: flavor.kubevirt.io/v1alpha1\n",
+        "apiVersion: v1\nkind: List\nitems:\n- kind: VirtualMachineInstancetype\n  metadata:\n    ownerReferences:\n"
+        "    - {name: x, uid: u}\n    - name: y\n      uid: v\n  apiVersion: instancetype.kubevirt.io/v1beta1\n",
+        id="list-item-after-nested-items",
+    ),
+    pytest.param(
+        "apiVersion: kubevirt.io/v1alpha3 {{- /* the v0.x name */}}\nkind: VirtualMachine\n",
+        "apiVersion: kubevirt.io/v1 {{- /* the v0.x name */}}\nkind: VirtualMachine\n",
+        id="literal-before-a-template-comment",
+    ),
+    pytest.param(
         "apiVersion: v1\r\nkind: List\r\nitems:\r\n- apiVersion: export.kubevirt.io/v1alpha1\r\n"
         "  kind: VirtualMachineExport\r\n",
         "apiVersion: v1\r\nkind: List\r\nitems:\r\n- apiVersion: export.kubevirt.io/v1\r\n"

@@ -39,14 +39,14 @@ items:
     annotations:
       {key}: comp/kustomization.yaml
   patches:
-  - path: ../shared/wrong.yaml
+  - path: ../common/wrong.yaml
     target: {{kind: VirtualMachineInstancetype}}
 - apiVersion: kubevirt.io/v1alpha2
   kind: VirtualMachineInstancetype
   metadata:
     name: wrong
     annotations:
-      {key}: shared/wrong.yaml
+      {key}: common/wrong.yaml
   spec:
     memory: {{guest: 2Gi}}
 """
@@ -58,7 +58,7 @@ def test_a_patch_item_of_a_kustomization_item_is_a_patch(key: str) -> None:
     out = krm.process(text.encode())
     assert not out.failed, out.results
     results = [(r["severity"], r["file"]["path"], r.get("tags", {}).get("code")) for r in out.results]
-    assert ("warning", "shared/wrong.yaml", "kustomize.wrong-group") in results, results
+    assert ("warning", "common/wrong.yaml", "kustomize.wrong-group") in results, results
     assert not [r for r in results if r[0] != "info" and r[2] != "kustomize.wrong-group"], results
     items = yaml.safe_load(out.data)["items"]
     assert [i["apiVersion"] for i in items[1::2]] == ["instancetype.kubevirt.io/v1beta1"] * 2

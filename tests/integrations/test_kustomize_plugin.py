@@ -15,8 +15,9 @@ EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "kustomize-
 KUBECTL = shutil.which("kubectl")
 
 
-def build(tmp_path: pathlib.Path, edit: str = "") -> subprocess.CompletedProcess[str]:
-    """Copy the example, install its plugin under a private XDG_CONFIG_HOME and run kubectl on it."""
+def build(tmp_path: pathlib.Path, edit: str = "", option: str = "") -> subprocess.CompletedProcess[str]:
+    """Copy the example, install its plugin under a private XDG_CONFIG_HOME and run kubectl on it (the tool
+    the plugin runs given `option` after the plugin's own arguments)."""
     shutil.copytree(EXAMPLE, tmp_path / "ex")
     if edit:
         target = tmp_path / "ex" / "app" / "instancetype.yaml"
@@ -24,7 +25,7 @@ def build(tmp_path: pathlib.Path, edit: str = "") -> subprocess.CompletedProcess
     (tmp_path / "config" / "kustomize").mkdir(parents=True)
     shutil.copytree(tmp_path / "ex" / "plugin", tmp_path / "config" / "kustomize" / "plugin")
     tool = tmp_path / "instancetype-upgrade"
-    tool.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m transform "$@"\n')
+    tool.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m transform "$@" {option}\n')
     tool.chmod(0o755)
     env = {
         **os.environ,

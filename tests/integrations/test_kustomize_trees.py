@@ -123,7 +123,7 @@ kind: Component
 components:
   - ../annotated
 patches:
-  - path: ../../../shared/labels.yaml
+  - path: ../../../common/labels.yaml
     target:
       group: instancetype.kubevirt.io
       version: v1alpha2
@@ -145,7 +145,7 @@ metadata:
   annotations:
     instancetype.kubevirt.io/displayName: "M"
 """,
-    "shared/labels.yaml": """\
+    "common/labels.yaml": """\
 apiVersion: kubevirt.io/v1alpha2
 kind: VirtualMachineClusterInstancetype
 metadata:
@@ -260,7 +260,7 @@ def test_only_the_patch_objects_own_fields_change(tmp_path: pathlib.Path) -> Non
     # the patch files of Components, of Components used by Components and under ../ are partial objects
     assert not [f for f in found if f["code"] == "schema.required"], found
     wrong = sorted(f["file"].rpartition("tree/")[2] for f in found if f["code"] == "kustomize.wrong-group")
-    assert wrong == ["instancetypes/m/m.yaml", "instancetypes/sizes/large/large.yaml", "shared/labels.yaml"]
+    assert wrong == ["common/labels.yaml", "instancetypes/m/m.yaml", "instancetypes/sizes/large/large.yaml"]
     assert all(
         "kind VirtualMachineClusterInstancetype belongs to instancetype.kubevirt.io; kubevirt.io/v1alpha2 never had it"
         in f["message"]
@@ -276,10 +276,10 @@ def test_only_the_patch_objects_own_fields_change(tmp_path: pathlib.Path) -> Non
         "instancetypes/cx/kustomization.yaml",
         "instancetypes/sizes/large/large.yaml",
         "instancetypes/components/annotated/annotations.yaml",
-        "shared/labels.yaml",
+        "common/labels.yaml",
         "instancetypes/components/labelled/kustomization.yaml",  # its target's version
     }
-    for name in ("instancetypes/m/m.yaml", "instancetypes/sizes/large/large.yaml", "shared/labels.yaml"):
+    for name in ("instancetypes/m/m.yaml", "instancetypes/sizes/large/large.yaml", "common/labels.yaml"):
         assert after[name] == TREE[name].replace("apiVersion: kubevirt.io/v1alpha2", f"apiVersion: {NEW}", 1)
     n = TREE["instancetypes/cx/kustomization.yaml"]
     assert after["instancetypes/cx/kustomization.yaml"] == n.replace(

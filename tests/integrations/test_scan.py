@@ -168,6 +168,13 @@ def run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+def test_text_header_counts_in_words(repo: Path) -> None:
+    code, out = run(str(repo / "vms" / "snapshot.yaml"))
+    assert out.splitlines()[0].endswith("): 1 file, 1 candidate, 1 with KubeVirt documents"), out
+    code, out = run(str(repo))
+    assert out.splitlines()[0].endswith("): 8 files, 7 candidates, 7 with KubeVirt documents"), out
+
+
 def test_repo_counts(repo: Path) -> None:
     code, out = run("--format", "json", str(repo))
     assert code == 1

@@ -113,6 +113,23 @@ BAD: dict[str, tuple[bytes, str, tuple[str, ...]]] = {
         r"helm\.yaml:\d+:\d+: error: .*(Helm|Jinja)",
         (),
     ),
+    # a standalone object's own bad value is a warning (issue 22 class C): the refused bad value is a payload's
+    "cpu-guest-list.yaml": (
+        (
+            CR + "data:\n  apiVersion: instancetype.kubevirt.io/v1alpha1\n  kind: VirtualMachineInstancetype\n"
+            "  metadata:\n    name: c\n  spec:\n    cpu:\n      guest: [1, 2]\n    memory:\n      guest: 1Gi\n"
+        ).encode(),
+        r"cpu-guest-list\.yaml:19:\d+: error: .*data\.spec\.cpu\.guest",
+        (),
+    ),
+    "memory-guest-map.yaml": (
+        (
+            CR + "data:\n  apiVersion: instancetype.kubevirt.io/v1alpha2\n  kind: VirtualMachineInstancetype\n"
+            "  metadata:\n    name: c\n  spec:\n    cpu:\n      guest: 1\n    memory:\n      guest: {}\n"
+        ).encode(),
+        r"memory-guest-map\.yaml:21:\d+: error: .*data\.spec\.memory\.guest",
+        (),
+    ),
     "unknown-kind.yaml": (
         b"apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineFoo\nmetadata:\n  name: c\nspec: {}\n",
         r"unknown-kind\.yaml:2:1: error: .*VirtualMachineFoo",

@@ -85,6 +85,14 @@ HOSTILE: dict[str, tuple[bytes, str]] = {
         (IT + BODY.replace("guest: 1\n", "{guest: -.Inf}\n")).encode(),
         r"yaml-flow-inf\.yaml:\d+:\d+: error: .*spec\.cpu\.guest.*not a finite number",
     ),
+    "yaml-1e999.yaml": (  # in a payload: a standalone object's own bad value is a warning (issue 22 class C)
+        (
+            CR + "data:\n  apiVersion: instancetype.kubevirt.io/v1alpha2\n  kind: VirtualMachineInstancetype\n"
+            "  metadata:\n    name: a\n  spec:\n    cpu:\n      guest: 1.0e+999\n    memory:\n      guest: 1Gi\n"
+        ).encode(),
+        # Kubernetes reads 1.0e+999 as a string (go-yaml: strconv.ParseFloat fails with ErrRange)
+        r'yaml-1e999\.yaml:19:\d+: error: .*data\.spec\.cpu\.guest.*got "1\.0e\+999"',
+    ),
     "anchor-apiversion.yaml": (
         (
             "apiVersion: &a instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\n"
@@ -209,7 +217,7 @@ def test_a_yaml_number_kubernetes_reads_as_a_string_is_the_inputs_problem(tmp_pa
     make_tree(tmp_path, {"yaml-1e999.yaml": data})
     proc = run_cli("fix", str(tmp_path))
     assert proc.returncode == 1, proc.stderr
-    pattern = r'yaml-1e999\.yaml:7:\d+: warning: .*spec\.cpu\.guest: input: expected integer, got "1\.0e\+999"'
+    pattern = r'yaml-1e999\.yaml:7:\d+: warning: .*spec\.cpu\.guest: input: the API server will refuse this object: expected integer, got "1\.0e\+999"'
     assert re.search(pattern, proc.stderr), proc.stderr
     assert (tmp_path / "yaml-1e999.yaml").read_bytes() == data.replace(b"v1alpha1", b"v1beta1")
     assert_good_upgraded(tmp_path)

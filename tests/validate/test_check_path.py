@@ -27,15 +27,18 @@ def test_unchanged_vm_problems_are_warnings_then_errors_with_strict(tmp_path: Pa
         'warning: doc 0 VirtualMachine/typo-vm: spec.template.spec.domain.cpuu: unknown field "spec.template.spec.domain.cpuu"'
         in out
     )
-    assert 'spec.template.spec.domain.cpu.cores: expected integer, got "two" [schema.type]' in out
+    assert (
+        "spec.template.spec.domain.cpu.cores: the API server will refuse this object: "
+        'expected integer, got "two" [schema.type]' in out
+    )
     strict = _cli("check", "--strict", str(vm))
     assert strict.returncode == 3
     assert "error: doc 0 VirtualMachine/typo-vm: spec.template.spec.domain.cpuu" in strict.stdout + strict.stderr
 
 
-def test_a_problem_the_input_had_is_a_warning_and_strict_refuses_it(tmp_path: Path) -> None:
-    """Issue 21 §1 (this test used to expect exit 3): `name: 3` was as wrong before the upgrade as
-    after it, so the upgrade carries it over with an `input:` warning; --strict refuses it."""
+def test_an_input_problem_is_a_warning_then_an_error_with_strict(tmp_path: Path) -> None:
+    """The upgrade changes only apiVersion: the input's invalid value is its own problem, carried over (a warning
+    naming who refuses it; under --strict an error and nothing written). Issue 22 class C; was: exit 3."""
     text = (
         "apiVersion: snapshot.kubevirt.io/v1alpha1\nkind: VirtualMachineSnapshot\nmetadata:\n  name: s\n"
         "spec:\n  source:\n    apiGroup: kubevirt.io\n    kind: VirtualMachine\n    name: 3\n"
@@ -44,12 +47,15 @@ def test_a_problem_the_input_had_is_a_warning_and_strict_refuses_it(tmp_path: Pa
     doc.write_text(text)
     run = _cli("fix", "--strict", "--target-kubevirt", "1.9", str(doc))
     assert run.returncode == 3, run.stdout + run.stderr
-    assert "spec.source.name: input: expected string, got 3" in run.stdout + run.stderr
+    assert "the API server will refuse this object: expected string, got 3" in run.stdout + run.stderr
     assert doc.read_text() == text
     run = _cli("fix", "--target-kubevirt", "1.9", str(doc))
     assert run.returncode == 1, run.stdout + run.stderr
-    assert "warning: doc 0 VirtualMachineSnapshot/s: spec.source.name: input: expected string, got 3" in run.stdout
-    assert doc.read_text() == text.replace("v1alpha1", "v1beta1")
+    assert "warning" in run.stdout + run.stderr and "expected string, got 3" in run.stdout + run.stderr
+    assert "snapshot.kubevirt.io/v1beta1" in doc.read_text()
+    doc.write_text(text.replace("name: 3", "name: vm"))
+    assert _cli("fix", "--target-kubevirt", "1.9", str(doc)).returncode == 1
+    assert "snapshot.kubevirt.io/v1beta1" in doc.read_text()
 
 
 def test_nothing_relevant_loads_no_schema(tmp_path: Path) -> None:
@@ -92,7 +98,9 @@ def test_standalone_nulls_are_absent_and_refused_values_stay_refused(tmp_path: P
         assert bad.read_text() == IT + spec
         # issue 21 §1: the input had the problem already: carried over, with an `input:` warning
         run = _cli("fix", str(bad))
-        assert run.returncode == 1 and f"input: {reason}" in run.stdout, run.stdout + run.stderr
+        assert run.returncode == 1 and f"input: the API server will refuse this object: {reason}" in run.stdout, (
+            run.stdout + run.stderr
+        )
         assert bad.read_text() == (IT + spec).replace("v1alpha1", "v1beta1")
     pref = tmp_path / "pref.yaml"
     text = IT.replace("VirtualMachineInstancetype", "VirtualMachinePreference")

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.oracles import k8s_scalars
+from tests.oracles import k8s_scalars, quantity_model
 from tests.yamltext.test_resolver_table import NOT_FINITE, REFUSED, ROWS, _expected
 from transform.cli import main as cli
 
@@ -124,3 +124,43 @@ def test_an_inline_patch_naming_an_old_version_through_an_escape_is_upgraded(tmp
     assert cli.main(["fix", "-q", str(tmp_path)]) == 1
     after = (tmp_path / "kustomization.yaml").read_text()
     assert after == text.replace('"instancetype.kubevirt.io\\x2fv1alpha1"', '"instancetype.kubevirt.io/v1beta1"')
+
+
+def _quantity_rows() -> list[str]:
+    out = []
+    for scalar, _ in ROWS:
+        try:
+            quantity_model.canonical(scalar)
+        except ValueError:
+            continue
+        out.append(scalar)
+    return out
+
+
+QUANTITIES = _quantity_rows() + ["1e3", "1E3", "1e-3", "+1Ki", "1.500", "0.5Gi", "12e6", "-0"]
+
+
+def test_fix_writes_every_quantity_row_as_a_string_kubernetes_reads_back(tmp_path: Path) -> None:
+    """Every row that is a quantity, as a payload quantity string: the tool writes Go's Quantity.String() and
+    Kubernetes must read that text back as the same string (a plain `1e3` would be the number 1000)."""
+    gpus = [{"name": "g", "deviceName": "d"}]
+    for text in QUANTITIES:
+        path = tmp_path / "cr.yaml"
+        path.write_text(_wrapper_revision({"cpu": {"guest": 1}, "memory": {"guest": text}, "gpus": gpus}))
+        assert cli.main(["fix", "-q", str(path)]) in (1, 3), text
+        [doc] = k8s_scalars.load_all(path.read_text())
+        guest = doc["data"]["spec"]["memory"]["guest"]
+        assert type(guest) is str and guest == quantity_model.canonical(text), (text, guest)
+
+
+def test_fix_writes_booleans_as_kubernetes_reads_them(tmp_path: Path) -> None:
+    path = tmp_path / "cr.yaml"
+    spec = {
+        "cpu": {"guest": 1, "dedicatedCPUPlacement": True, "isolateEmulatorThread": False},
+        "memory": {"guest": "1Gi"},
+    }
+    path.write_text(_wrapper_revision(spec))
+    assert cli.main(["fix", "-q", str(path)]) == 1
+    [doc] = k8s_scalars.load_all(path.read_text())
+    cpu = doc["data"]["spec"]["cpu"]
+    assert cpu["dedicatedCPUPlacement"] is True and cpu["isolateEmulatorThread"] is False

@@ -93,7 +93,9 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
     elif (is_kustomization_kind(obj) and api is not None) or (
         kind is None and api is None and not path and is_kustomization_file(file)
     ):
-        _kustomization(out, path, obj, targets, partial=file in index.partial_kustomizations)
+        _kustomization(
+            out, path, obj, targets, file in index.partial_kustomizations, file in index.remote_kustomizations
+        )
     elif kind == "VirtualMachineSnapshotContent":
         vm = _get(obj, ("spec", "source", "virtualMachine"))
         if isinstance(vm, dict):
@@ -237,8 +239,13 @@ def _input_findings(
 
 
 def _carried(judged: Judgement) -> frozenset[tuple[str, Path]]:
-    """(code, path) of the input's own errors: an upgrade carries them over without blame."""
-    return frozenset((f.code, f.path) for f in judged.own + judged.payload if f.severity is Severity.ERROR)
+    """What an upgrade carries over without blame: (code, path) of each of the input's own errors, and
+    `("", path)` of each field the input's version does not have (its API server drops the field before it
+    checks the object; once upgraded it is read: transform.pipeline.verify says so)."""
+    found = judged.own + judged.payload
+    return frozenset((f.code, f.path) for f in found if f.severity is Severity.ERROR) | frozenset(
+        ("", f.path) for f in judged.own if f.code == "schema.unknown-field"
+    )
 
 
 def _judge(obj: dict[str, Any], settings: Settings, partial: bool) -> Judgement:
@@ -325,8 +332,10 @@ def _payload_not_served(obj: dict[str, Any], target: apis.Release) -> Finding:
     )
 
 
-def _kustomization(out: Outcome, path: Path, obj: dict[str, Any], targets: apis.Targets, *, partial: bool) -> None:
-    result = kustomize.upgrade_kustomization(obj, targets, partial=partial)
+def _kustomization(
+    out: Outcome, path: Path, obj: dict[str, Any], targets: apis.Targets, partial: bool, remote: bool
+) -> None:
+    result = kustomize.upgrade_kustomization(obj, targets, partial=partial, remote=remote)
     if result is None:
         return
     new, found = result

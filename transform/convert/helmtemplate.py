@@ -28,14 +28,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from transform.convert import apiversion
+from transform.convert import apiversion, helmflow
 from transform.kubevirt import apis
 from transform.model.findings import Finding, info, warning
 
 KINDS: frozenset[str] = frozenset(k for r in apis.TABLE for k in (*r.kinds, *r.kind_renames))
-_KEY = re.compile(r"""(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<plain>[A-Za-z_][\w./-]*))[ \t]*:(?=[ \t]|$)""")
 _BLOCK = re.compile(r"[ \t]+(?:&\S+[ \t]+|![^ \t]*[ \t]+)*[|>][-+0-9]*[ \t]*(?:#.*)?$")
 _ACTION = re.compile(r"\{\{.*?\}\}")
+_COMMENT_ACTION = re.compile(r"[ \t]*\{\{-?[ \t]*/\*.*?\*/[ \t]*-?\}\}")
 _VALUE = re.compile(r"""[ \t]*(?P<q>["']?)(?P<v>[^"'#\s,][^"'#\s,]*)(?P=q)[ \t]*,?[ \t]*(?:#.*)?$""")
 
 
@@ -75,14 +75,10 @@ def _read_line(number: int, raw: str) -> Line | None:
         stripped = content[1:].lstrip(" \t")
         col += len(content) - len(stripped)
         content, dash = stripped, True
-    m = _KEY.match(content)
+    m = helmflow.KEY.match(content)
     if m is None:
         return Line(number, first, col, None, dash, "", 0)
-    return Line(number, first, col, _key_text(m), dash, content[m.end() :], col + m.end())
-
-
-def _key_text(m: re.Match[str]) -> str:
-    return m.group("dq") if m.group("dq") is not None else m.group("sq") if m.group("sq") is not None else m["plain"]
+    return Line(number, first, col, helmflow.key_text(m), dash, content[m.end() :], col + m.end())
 
 
 def _structure(raw: list[str]) -> list[Line]:
@@ -130,11 +126,12 @@ def _siblings(lines: list[Line], i: int) -> list[Line]:
 def _list_item(lines: list[Line], i: int, top: int) -> bool:
     """Is `lines[i]` a key of an item of the document's top-level `items:` sequence (a `kind: List`)?"""
     me, opener = lines[i], i
-    while not lines[opener].dash:  # the `- ` line that opens the mapping holding `me`
+    # the `- ` line that opens the mapping holding `me` (deeper lines, nested items too, are passed over)
+    while not (lines[opener].dash and lines[opener].key_col == me.key_col):
         opener -= 1
         if opener < 0 or lines[opener].boundary or lines[opener].first < me.key_col and not lines[opener].dash:
             return False
-        if lines[opener].dash and lines[opener].key_col != me.key_col:
+        if lines[opener].dash and lines[opener].key_col < me.key_col:
             return False
     first = lines[opener]
     for j in range(opener - 1, -1, -1):
@@ -147,7 +144,9 @@ def _list_item(lines: list[Line], i: int, top: int) -> bool:
 
 
 def _literal(value: str) -> tuple[str, int, int] | None:
-    """(value, start, end) of a one-line scalar value (quotes kept out of the span); None if templated."""
+    """(value, start, end) of a one-line scalar value (quotes kept out of the span); None if templated. A
+    template comment after it (`kubevirt.io/v1alpha3 {{- /* legacy */}}`) renders nothing: the value is literal."""
+    value = _COMMENT_ACTION.sub(lambda m: " " * len(m.group()), value)
     if "{{" in value:
         return None
     m = _VALUE.match(value)
@@ -266,49 +265,6 @@ def _api_version(
     out.upgraded += whole  # a reference is no object: counted as in files (a changed file, 0 objects)
 
 
-def _flow_entries(text: str, start: int) -> list[tuple[str, int, int]] | None:
-    """The top-level `key: value` entries of the one-line flow mapping opening at `text[start]` ("{"), each
-    as (key, offset of its value, end of its value); None when it does not close on this line. Template
-    actions (`{{ ... }}`) and quoted scalars are read as opaque text."""
-    entries: list[tuple[int, int]] = []
-    depth, i, begin = 0, start, start + 1
-    while i < len(text):
-        c = text[i]
-        if text.startswith("{{", i):
-            close = text.find("}}", i + 2)
-            if close < 0:
-                return None
-            i = close + 2
-            continue
-        if c in "\"'":
-            close = text.find(c, i + 1)
-            while c == '"' and close > 0 and text[close - 1] == "\\":
-                close = text.find(c, close + 1)
-            if close < 0:
-                return None
-            i = close + 1
-            continue
-        if c in "{[":
-            depth += 1
-        elif c in "}]":
-            depth -= 1
-            if depth == 0:
-                entries.append((begin, i))
-                break
-        elif c == "," and depth == 1:
-            entries.append((begin, i))
-            begin = i + 1
-        i += 1
-    else:
-        return None
-    out = []
-    for a, b in entries:
-        m = _KEY.match(text, a + len(text[a:b]) - len(text[a:b].lstrip(" \t")))
-        if m is not None and m.end() <= b:
-            out.append((_key_text(m), m.end(), b))
-    return out
-
-
 def _flow_reference(
     out: Result, edits: dict[int, tuple[int, int, str]], raw: list[str], ln: Line, targets: apis.Targets, values: bool
 ) -> None:
@@ -318,7 +274,7 @@ def _flow_reference(
     start = ln.value_at + len(ln.value) - len(ln.value.lstrip(" \t")) if ln.key is not None else ln.key_col
     if not text.startswith("{", start) or text.startswith("{{", start) or "apiVersion" not in text:
         return
-    entries = {key: (a, b) for key, a, b in _flow_entries(text, start) or []}
+    entries = {key: (a, b) for key, a, b in helmflow.entries(text, start) or []}
     if "apiVersion" not in entries or "kind" not in entries:
         return
     kind_at, api_at = entries["kind"], entries["apiVersion"]

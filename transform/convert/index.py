@@ -48,6 +48,7 @@ class Index:
     kustomization_resources: dict[str, list[str]] = field(default_factory=dict)
     inputs: list[str] = field(default_factory=list)
     partial_kustomizations: set[str] = field(default_factory=set)
+    remote_kustomizations: set[str] = field(default_factory=set)  # with a remote resource (a URL)
     claims: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (ns, new name) -> old names
     helm_deployed: dict[tuple[str, str], int] = field(default_factory=dict)  # (ns, release) -> latest deployed
     # (ns, VM name, family, revision, path) of every VirtualMachine's revision reference (not a snapshot's)
@@ -118,6 +119,7 @@ class Index:
             self.untargeted_patch_files.setdefault(patch, set()).update(owners)
         self.kustomization_resources.update(later.kustomization_resources)
         self.partial_kustomizations |= later.partial_kustomizations
+        self.remote_kustomizations |= later.remote_kustomizations
         self.inputs += later.inputs
         self.vm_refs += later.vm_refs
         for rkey, version in later.helm_deployed.items():
@@ -142,6 +144,8 @@ class Index:
                 covered.add(p[:cut])
                 cut = p.find("/", cut + 1)
         for name, resources in self.kustomization_resources.items():
+            if "" in resources:
+                self.remote_kustomizations.add(name)
             for r in resources:
                 if not r or r not in covered:
                     self.partial_kustomizations.add(name)
@@ -185,10 +189,9 @@ class Index:
         return name in self.target_patch_files and name not in self.untargeted_patch_files
 
     def pinned_patch(self, name: str) -> bool:
-        """Is the file a patch without `target` of a kustomization whose resources are not all among the
-        inputs (a remote resource, a base left out)? kustomize matches it by group/version/kind, and the
-        resource it patches may stay at its version: it must keep it too."""
-        return any(o in self.partial_kustomizations for o in self.untargeted_patch_files.get(name, ()))
+        """Is the file a patch without `target` of a kustomization with a remote resource? kustomize matches
+        it by group/version/kind, and the resource it patches stays at its version: it must keep it too."""
+        return any(o in self.remote_kustomizations for o in self.untargeted_patch_files.get(name, ()))
 
     @staticmethod
     def _match(entries: list[tuple[str, Any]], ns: str) -> Any:

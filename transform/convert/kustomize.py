@@ -58,7 +58,7 @@ def is_kustomization_file(name: str) -> bool:
 
 
 def upgrade_kustomization(
-    obj: dict[str, Any], targets: apis.Targets | None = None, *, partial: bool = False
+    obj: dict[str, Any], targets: apis.Targets | None = None, *, partial: bool = False, remote: bool = False
 ) -> tuple[dict[str, Any], list[Finding]] | None:
     """The kustomization with its instancetype patch targets and inline patches upgraded.
 
@@ -67,6 +67,8 @@ def upgrade_kustomization(
     inputs (and may stay at the old version for now), so a target must match both versions: its
     `version` is dropped (kustomize then matches any version of the group and kind) rather than
     upgraded; a target that would change group or kind (flavor) is left as it is, with a warning.
+    `remote`: a resource of the kustomization is remote (it stays at its version): a strategic-merge
+    patch without target, matched by group/version/kind, keeps its version too.
     """
     # lazy: start-up: the parsing stack (pipeline reads is_kustomization_file from here)
     from transform.convert import kustomize_inline as inline
@@ -94,14 +96,14 @@ def upgrade_kustomization(
             if targeted:
                 findings += _target(entry["target"], (key, i, "target"), targets, partial)
             if isinstance(entry.get("patch"), str):
-                where = inline.Patch((key, i, "patch"), targeted, partial)
+                where = inline.Patch((key, i, "patch"), targeted, remote)
                 entry["patch"], found = inline.upgrade_inline(entry["patch"], where, targets)
                 findings += found
     entries = new.get("patchesStrategicMerge")
     if isinstance(entries, list):
         for i, entry in enumerate(entries):
             if isinstance(entry, str) and "\n" in entry:  # inline YAML, not a file name
-                where = inline.Patch(("patchesStrategicMerge", i), False, partial)
+                where = inline.Patch(("patchesStrategicMerge", i), False, remote)
                 entries[i], found = inline.upgrade_inline(entry, where, targets)
                 findings += found
     if not findings:
@@ -118,8 +120,8 @@ def json6902_file(out: Outcome, ops: list[Any], targets: apis.Targets) -> None:
 
 
 def pinned_patch(api: str, kind: str, targets: apis.Targets) -> list[Finding]:
-    """A patch file without `target` of a kustomization whose resources are not all among the inputs:
-    kept at its version (the resource it patches may stay at its own), said when the rules would move it."""
+    """A patch file without `target` of a kustomization with a remote resource: kept at its version (the
+    resource it patches stays at its own), said when the rules would move it."""
     # lazy: start-up: the parsing stack (pipeline reads is_kustomization_file from here)
     from transform.convert import kustomize_inline as inline
 
@@ -128,8 +130,8 @@ def pinned_patch(api: str, kind: str, targets: apis.Targets) -> list[Finding]:
         return rule[2] if rule is not None else []
     message = (
         f"patch {api} {kind} left as it is: a patch without `target` matches its resource by group, version "
-        "and kind, and the resources of its kustomization are not all among the inputs (a remote one?), so "
-        f"they may stay at {api}; upgrade the whole tree at once (or give the patch a target)"
+        "and kind, and a resource of its kustomization is remote (it stays at its version); give the patch a "
+        "target to have it upgraded"
     )
     return [warning("kustomize.partial-tree", message, ("apiVersion",))]
 

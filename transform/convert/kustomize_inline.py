@@ -21,8 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-
 from transform import convert
 from transform.convert import apiversion, wronggroup
 from transform.convert.outcome import Change, Outcome
@@ -30,6 +28,7 @@ from transform.kubevirt import apis
 from transform.model.findings import Finding, info, warning
 from transform.yamltext import emit, textio, values
 from transform.yamltext import nodes as yamlnodes
+from transform.yamltext.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 Path = tuple[Any, ...]
 
@@ -40,7 +39,7 @@ class Patch:
 
     path: Path  # the patch field in the kustomization
     targeted: bool  # applied by `target`: kustomize ignores a strategic-merge patch's own GVK
-    partial: bool  # some resource of the kustomization is not among the inputs
+    pinned: bool  # a resource of the kustomization stays as it is (a remote one): keep the patch's version
 
 
 def object_gvk(api: str, kind: str, targets: apis.Targets, *, targeted: bool) -> tuple[str, str, list[Finding]] | None:
@@ -88,7 +87,7 @@ def upgrade_inline(text: str, where: Patch, targets: apis.Targets) -> tuple[str,
             continue
         line0 = text.count("\n", 0, chunk.start)
         for obj, node, own in _objects(doc.value, root):
-            at = where if own else Patch(where.path, False, where.partial)
+            at = where if own else Patch(where.path, False, where.pinned)
             found += _object(obj, node, (chunk.start, line0), body, at, targets, edits)
     if not edits:
         return text, found
@@ -178,13 +177,13 @@ def _object(
     found = [f.at(path=where.path, message=f"inline patch: {f.message}") for f in found]
     if (new_api, new_kind) == (api, kind):
         return found
-    if where.partial and not where.targeted:
+    if where.pinned and not where.targeted:
         return [
             *found,
             warning(
                 "kustomize.partial-tree",
-                f"inline patch {api} {kind} left as it is: the resources of this kustomization are not all among "
-                "the inputs, and a patch without a target matches one version only; upgrade the whole tree at once",
+                f"inline patch {api} {kind} left as it is: a resource of this kustomization is remote (it stays at "
+                "its version), and a patch without a target matches its resource by group, version and kind",
                 where.path,
             ),
         ]

@@ -193,7 +193,7 @@ def upgrade_revision(
     # a snapshot's copy is named after the snapshot (`strings.Replace(name, vm, snapshot, 1)`)
     vm_name = str(own.get("name")) if own and own.get("name") else hints.vm_name
     family = decoded.family
-    if decoded.fmt == "F1":
+    if decoded.fmt == releases.WRAPPER:
         ident, kind = _recover(decoded, name, vm_name, labels, hints, findings)
         obj_meta: dict[str, Any] = {"creationTimestamp": None}
         if ident.generation:
@@ -248,7 +248,7 @@ def upgrade_revision(
     new_name = name
     if rename:
         new_name = _rename(new, name, own, ident, findings)
-    return Upgrade(new, findings, name, new_name, decoded.fmt, decoded.fmt == "F1")
+    return Upgrade(new, findings, name, new_name, decoded.fmt, decoded.fmt == releases.WRAPPER)
 
 
 def _recover(
@@ -364,10 +364,14 @@ def _rename(
 
 def era(decoded: Decoded, data: Any, labels: dict[str, Any], name: str) -> str:
     """Which era of transform.kubevirt.releases.ERAS wrote a decoded payload (its shape, labels and name)."""
-    if decoded.fmt == "F1":
+    if decoded.fmt == releases.WRAPPER:
         api = data.get("apiVersion") if isinstance(data, dict) else None
-        return "F0" if isinstance(api, str) and api.startswith("flavor.kubevirt.io/") else "F1"
-    if decoded.fmt == "flavor/v1alpha1":
+        return (
+            releases.FLAVOR_WRAPPER_ERA
+            if isinstance(api, str) and api.startswith("flavor.kubevirt.io/")
+            else releases.WRAPPER
+        )
+    if decoded.fmt == releases.FLAVOR_OBJECT:
         return "flavor-object"
     if decoded.fmt == "v1alpha1":
         return "v1alpha1-object"

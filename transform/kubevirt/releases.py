@@ -46,14 +46,27 @@ OLD_TOPOLOGIES = ("preferSockets", "preferCores", "preferThreads")
 PREFER_TOPOLOGIES = (*OLD_TOPOLOGIES, "preferSpread", "preferAny")  # preferSpread/preferAny from v1.1
 SHORT_TOPOLOGIES = ("sockets", "cores", "threads", "spread", "any")  # from v1.4
 
-# The ControllerRevision payload formats each release decodes (KubeVirt's compatibility.Decode), as release
-# spans [from, until): a version's whole objects from the release serving it until its Go types are removed.
+# The payload formats of a ControllerRevision's data: one vocabulary for what decoding finds
+# (transform.validate.decoding's Decoded.fmt), what a release reads (READS) and the eras that wrote them (ERAS).
+# A whole object's format is its instancetype.kubevirt.io version ("v1alpha2", "v1beta1", ...).
+WRAPPER = "F1"  # the v1alpha1 SpecRevision wrapper {apiVersion, spec: <base64 JSON>} (see WRAPPER_KEYS)
+WRAPPER_EMPTY_API = "F1:empty-apiVersion"  # the same with apiVersion "" (as a release reads it; decoded: WRAPPER)
+FLAVOR_OBJECT = "flavor/v1alpha1"  # a whole flavor.kubevirt.io/v1alpha1 object (decoded only: no release reads it)
+FORMAT_TEXT: dict[str, str] = {
+    WRAPPER: "a v1alpha1 SpecRevision wrapper",
+    WRAPPER_EMPTY_API: 'a v1alpha1 SpecRevision wrapper with apiVersion ""',
+    FLAVOR_OBJECT: "a whole flavor.kubevirt.io/v1alpha1 object",
+    **{v: f"a whole {v} object" for v in VERSIONS},
+}
+
+# The payload formats each release decodes (KubeVirt's compatibility.Decode), as release spans [from, until):
+# a version's whole objects from the release serving it until its Go types are removed.
 _COMPAT: Release = (1, 0)  # v1.0's compatibility.Decode: whole v1alpha1 objects, apiVersion "" wrappers again
 _SPAN = {v: (a.served or LATEST, a.removed) for v, a in _ROWS.items()}
 READS: dict[str, tuple[tuple[Release, Release | None], ...]] = {
-    "F1": (_SPAN["v1alpha1"],),  # the v1alpha1 SpecRevision wrapper
+    WRAPPER: (_SPAN["v1alpha1"],),
     # the same with apiVersion "": v0.58.x/v0.59.0 fail on it (#9261; v0.59.1 reads it again)
-    "F1:empty-apiVersion": ((_SPAN["v1alpha1"][0], _SPAN["v1alpha2"][0]), (_COMPAT, _SPAN["v1alpha1"][1])),
+    WRAPPER_EMPTY_API: ((_SPAN["v1alpha1"][0], _SPAN["v1alpha2"][0]), (_COMPAT, _SPAN["v1alpha1"][1])),
     "v1alpha1": ((_COMPAT, _SPAN["v1alpha1"][1]),),
     **{v: (span,) for v, span in _SPAN.items() if v != "v1alpha1"},
 }
@@ -153,8 +166,7 @@ def serves(release: Release | str, api_version: str) -> bool:
 def reads_payload(release: Release | str, fmt: str) -> bool:
     """Can the release decode a ControllerRevision payload of format `fmt`?
 
-    fmt: "F1" (v1alpha1 SpecRevision wrapper), "F1:empty-apiVersion" (the same with apiVersion ""),
-    "v1alpha1" / "v1alpha2" / "v1beta1" / any later version (whole objects).
+    fmt: a PAYLOAD_FORMATS key (WRAPPER, WRAPPER_EMPTY_API, or a version for its whole objects).
     """
     if fmt not in PAYLOAD_FORMATS:
         raise ValueError(f"unknown payload format {fmt!r}: expected one of {', '.join(PAYLOAD_FORMATS)}")
@@ -165,10 +177,12 @@ def reads_payload(release: Release | str, fmt: str) -> bool:
 # a Go struct {APIVersion string; Spec []byte} without omitempty, so exactly these keys; spec is base64.
 WRAPPER_KEYS = frozenset({"apiVersion", "spec"})
 
-# The eras of ControllerRevision payloads (what scan counts): key -> (what it is, releases that write it).
+# The eras of ControllerRevision payloads (what scan counts; transform.convert.revisions.era tells them
+# apart): key -> (what it is, releases that write it). The wrapper's era is named after its format.
+FLAVOR_WRAPPER_ERA = "F0"  # a SpecRevision wrapper of a flavor (v0.55): decoded as WRAPPER
 ERAS: dict[str, tuple[str, str]] = {
-    "F0": ("flavor SpecRevision wrapper", "v0.55"),
-    "F1": ("v1alpha1 SpecRevision wrapper", "v0.56-v0.57"),
+    FLAVOR_WRAPPER_ERA: ("flavor SpecRevision wrapper", "v0.55"),
+    WRAPPER: ("v1alpha1 SpecRevision wrapper", "v0.56-v0.57"),
     "F2": ("whole v1alpha2 object", "v0.58-v0.59"),
     "F3": ("whole v1beta1 object, unlabelled", "v1.0.0"),
     "F4": ("whole v1beta1 object, labelled, old name", "v1.0.1-v1.2"),
@@ -194,7 +208,7 @@ def payload_format(data: Any) -> str | None:
     if not isinstance(data, dict):
         return None
     if is_wrapper(data):
-        return "F1:empty-apiVersion" if not data.get("apiVersion") else "F1"
+        return WRAPPER_EMPTY_API if not data.get("apiVersion") else WRAPPER
     api_version = data.get("apiVersion")
     if data.get("kind") in FAMILY_OF_KIND and isinstance(api_version, str):
         group, _, version = api_version.rpartition("/")

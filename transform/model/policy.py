@@ -67,10 +67,15 @@ def verdict(judged: Judgement, stage: Stage, *, strict: bool = False) -> list[Fi
     """The judge's findings with the severity (and the wording of it) that `stage` gives them."""
     if stage is Stage.CURRENT:  # a document left as it is: its problems warn (errors under --strict)
         sev = Severity.ERROR if strict else Severity.WARNING
-        return [f.at(severity=sev) if f.severity is Severity.ERROR else f for f in judged.facts]
+        return [
+            f.at(severity=sev, message=_refused_by(f) + f.message) if f.severity is Severity.ERROR else f
+            for f in judged.facts
+        ]
     if stage is Stage.INPUT:  # what an upgrade starts from: carried over faithfully, a warning
         return [
-            f.at(severity=Severity.WARNING, message=f"input: {f.message}") if f.severity is Severity.ERROR else f
+            f.at(severity=Severity.WARNING, message=f"input: {_refused_by(f)}{f.message}")
+            if f.severity is Severity.ERROR
+            else f
             for f in judged.own + judged.payload
         ]
     if stage is Stage.UPGRADED:  # the upgrade's own errors block it; the target's warnings are said
@@ -97,6 +102,23 @@ def verdict(judged: Judgement, stage: Stage, *, strict: bool = False) -> list[Fi
         payload = _warnings(judged.payload, keep="revision.labelled-unreadable")
         return Judgement(judged.own, payload, _warnings(judged.target, keep=".legacy")).facts
     return list(judged.target)  # SCAN: what breaks on the target, as it is
+
+
+def _refused_by(f: Finding) -> str:
+    """Who refuses an object for this error (the API server's schema and ObjectMeta checks), or ""."""
+    return "the API server will refuse this object: " if f.code.startswith(("schema.", "metadata.")) else ""
+
+
+def dropped_field(f: Finding, api_version: object, field: tuple[object, ...], *, strict: bool) -> Finding:
+    """An error of an upgraded object inside a field the input's version lacks (its API server dropped the
+    field unread): the upgrade makes the API server read it. A warning (an error under --strict)."""
+    where = ".".join(map(str, field))
+    message = (
+        f"{f.message}: once upgraded, {api_version} reads {where}, which the input's version lacks "
+        "(kubectl's strict field validation refuses it there, a lenient API server drops it unread), so the "
+        f"API server will refuse the upgraded object; fix or remove {where}"
+    )
+    return f.at(severity=Severity.ERROR if strict else Severity.WARNING, message=message)
 
 
 def _warnings(found: list[Finding], keep: str = "") -> list[Finding]:

@@ -89,7 +89,7 @@ def revision(obj: dict[str, Any], d: Doc) -> Revision:
     if isinstance(label, str):
         rev.object_name, rev.object_name_source = label, "label"
     rev.era = revisions.era(decoded, data, labels, d.name)
-    if not rev.object_name and decoded.fmt == "F1":
+    if not rev.object_name and decoded.fmt == releases.WRAPPER:
         rev.object_name, rev.object_name_source = revisions.SYNTHETIC_NAME[decoded.family], "synthetic"
     elif not rev.object_name:
         rev.object_name = str(_get(decoded.obj, "metadata", "name") or "")
@@ -146,8 +146,8 @@ def analyse(revisions: list[Revision], vms: list[VM], target: tuple[int, int]) -
                 continue
             for rev in hits:
                 referenced.add(id(rev))
-                if ref.via == "flavor" and rev.era == "F1":
-                    rev.era = "F0"  # an apiVersion "" wrapper a flavor matcher names
+                if ref.via == "flavor" and rev.era == releases.WRAPPER:
+                    rev.era = releases.FLAVOR_WRAPPER_ERA  # an apiVersion "" wrapper a flavor matcher names
                 want = vm.matcher_names.get(ref.family)
                 if want and rev.object_name and rev.object_name != want:
                     scan.mismatches.append((vm, ref, rev, want))

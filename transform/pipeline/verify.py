@@ -11,7 +11,7 @@ from transform.convert.dispatch import Change
 from transform.kubevirt import embedding
 from transform.model import plain
 from transform.model.findings import Finding, Severity, error
-from transform.model.policy import Stage, verdict
+from transform.model.policy import Judgement, Stage, dropped_field, verdict
 from transform.model.settings import Settings
 from transform.pipeline.parts import ParsedDoc
 from transform.yamltext import comments, edits, nodepath, readback, textio
@@ -137,7 +137,19 @@ def judge_change(change: Change, doc: Any, settings: Settings) -> list[Finding]:
     else:
         cdi = settings.target_cdi
         judged = judge(obj, settings.target, strict=settings.strict, partial=change.partial, target_cdi=cdi)
+        # an error inside a field the input's version lacks is read only once upgraded: said as such
+        dropped = [p for code, p in change.carried if not code]
+        moved = {}
+        for f in judged.own + judged.payload:
+            if f.severity is Severity.ERROR and (f.code, f.path) not in change.carried:
+                field = next((p for p in dropped if f.path[: len(p)] == p), None)
+                if field is not None:
+                    moved[id(f)] = dropped_field(f, obj.get("apiVersion"), field, strict=settings.strict)
+        if moved:
+            own = [f for f in judged.own if id(f) not in moved]
+            judged = Judgement(own, [f for f in judged.payload if id(f) not in moved], judged.target)
         found = [f for f in verdict(judged, change.verify) if (f.code, f.path) not in change.carried]
+        found += moved.values()
     if embedding.in_template(change.path):
         found = embedding.substituted(found, obj)
     return [f.at(path=change.path + f.path) for f in found]

@@ -175,11 +175,16 @@ def _api_tables(d: dict[str, Any], scan: Scan) -> list[str]:
     return out
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def render_text(scan: Scan) -> str:
     d = to_dict(scan)
     out = [
-        f"KubeVirt scan (target KubeVirt {d['target']}, CDI {d['target_cdi']}): {d['files']['seen']} files, "
-        f"{d['files']['candidates']} candidates, {d['files']['kubevirt']} with KubeVirt documents",
+        f"KubeVirt scan (target KubeVirt {d['target']}, CDI {d['target_cdi']}): "
+        f"{_count(d['files']['seen'], 'file')}, {_count(d['files']['candidates'], 'candidate')}, "
+        f"{d['files']['kubevirt']} with KubeVirt documents",
         "",
     ]
     out += _api_tables(d, scan)

@@ -37,7 +37,7 @@ class RevisionError(Exception):
 
 @dataclass
 class Decoded:
-    fmt: str  # "F1", "v1alpha1", "v1alpha2", "v1beta1" (or "flavor/v1alpha1")
+    fmt: str  # a payload format of transform.kubevirt.releases: WRAPPER, FLAVOR_OBJECT or the object's version
     family: str
     kind: str
     obj: dict[str, Any]  # the payload as a plain object of its own version
@@ -157,7 +157,7 @@ def decode(data: Any, go_types: Mapping[str, str] | None = None) -> Decoded:
                 "v1alpha1",
                 flavor_kind,
             )
-            d.fmt = "flavor/v1alpha1"
+            d.fmt = releases.FLAVOR_OBJECT
             d.findings.append(
                 info(
                     "revision.flavor",
@@ -205,7 +205,7 @@ def _decode_wrapper(data: dict[str, Any]) -> Decoded:
             reasons.append(f"as a v1alpha1 {family} spec, {format_path(exc.path)}: {exc.message}")
             continue
         found = _go_findings(result, ("data", "spec"), "v1alpha1")
-        return Decoded("F1", family, NAMESPACED_KIND[family], {"spec": result.value}, found)
+        return Decoded(releases.WRAPPER, family, NAMESPACED_KIND[family], {"spec": result.value}, found)
     raise RevisionError(
         "revision.bad-wrapper",
         "the wrapper's spec decodes strictly as neither a v1alpha1 preference nor an instancetype ("

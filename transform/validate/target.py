@@ -30,11 +30,6 @@ Release = tuple[int, int]
 FLAVOR_GROUP = "flavor.kubevirt.io"  # the instance types of KubeVirt before v0.56
 _FLAVOR_UNTIL = releases.VM_FIELDS[("spec", "flavor")][1] or releases.LATEST
 
-FORMAT_TEXT = {
-    "F1": "a v1alpha1 SpecRevision wrapper",
-    "F1:empty-apiVersion": 'a v1alpha1 SpecRevision wrapper with apiVersion ""',
-}
-
 
 def payload_unreadable(data: Any, target: Release) -> Finding | None:
     """`target.payload-format` when the target's KubeVirt cannot decode this ControllerRevision payload."""
@@ -50,7 +45,7 @@ def payload_unreadable(data: Any, target: Release) -> Finding | None:
     return error(
         "target.payload-format",
         f"KubeVirt {releases.text(target)} cannot decode this ControllerRevision payload "
-        f"({FORMAT_TEXT.get(fmt, f'a whole {fmt} object')}); VMs using it fail with "
+        f"({releases.FORMAT_TEXT[fmt]}); VMs using it fail with "
         "FailedFindInstancetype/FailedFindPreference: run `instancetype-upgrade fix`",
         ("data",),
     )

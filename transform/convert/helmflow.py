@@ -1,0 +1,60 @@
+"""One-line YAML flow mappings and block keys in a Helm template, read as text (transform.convert.helmtemplate).
+
+`entries(text, start)` splits `{apiVersion: pool.kubevirt.io/v1alpha1, kind: VirtualMachinePool, name: "{{ .x }}"}`
+into its top-level `key: value` entries, with offsets: template actions (`{{ ... }}`) and quoted scalars
+are opaque text, a mapping that does not close on its line is none. `KEY` reads a key as YAML writes one
+(plain, single- or double-quoted) before `: `.
+"""
+
+from __future__ import annotations
+
+import re
+
+KEY = re.compile(r"""(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<plain>[A-Za-z_][\w./-]*))[ \t]*:(?=[ \t]|$)""")
+
+
+def key_text(m: re.Match[str]) -> str:
+    return m.group("dq") if m.group("dq") is not None else m.group("sq") if m.group("sq") is not None else m["plain"]
+
+
+def entries(text: str, start: int) -> list[tuple[str, int, int]] | None:
+    """The top-level `key: value` entries of the one-line flow mapping opening at `text[start]` ("{"), each
+    as (key, offset of its value, end of its value); None when it does not close on this line. Template
+    actions (`{{ ... }}`) and quoted scalars are read as opaque text."""
+    entries: list[tuple[int, int]] = []
+    depth, i, begin = 0, start, start + 1
+    while i < len(text):
+        c = text[i]
+        if text.startswith("{{", i):
+            close = text.find("}}", i + 2)
+            if close < 0:
+                return None
+            i = close + 2
+            continue
+        if c in "\"'":
+            close = text.find(c, i + 1)
+            while c == '"' and close > 0 and text[close - 1] == "\\":
+                close = text.find(c, close + 1)
+            if close < 0:
+                return None
+            i = close + 1
+            continue
+        if c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+            if depth == 0:
+                entries.append((begin, i))
+                break
+        elif c == "," and depth == 1:
+            entries.append((begin, i))
+            begin = i + 1
+        i += 1
+    else:
+        return None
+    out = []
+    for a, b in entries:
+        m = KEY.match(text, a + len(text[a:b]) - len(text[a:b].lstrip(" \t")))
+        if m is not None and m.end() <= b:
+            out.append((key_text(m), m.end(), b))
+    return out
