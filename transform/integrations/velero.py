@@ -49,8 +49,8 @@ from transform.kubevirt.names import name_problem
 from transform.model.findings import Finding, error, info, warning
 from transform.model.settings import Settings
 from transform.pipeline import scan_links, sinks
-from transform.pipeline.batch import Item, RunResult, index_needles
-from transform.pipeline.onefile import FileResult, iter_documents
+from transform.pipeline.batch import Item, RunResult, index_documents, index_needles
+from transform.pipeline.onefile import FileResult
 from transform.yamltext import textio
 
 _READ_ERRORS = (tarfile.TarError, EOFError, zlib.error, OSError)
@@ -207,9 +207,8 @@ def _index(name: str, data: bytes, settings: Settings, index: Index, indexed: Re
     except textio.ReadError:
         return
     path_used = False
-    for pd in iter_documents(name, source, settings, [], index_needles(settings)):
-        if pd.doc is not None:
-            path_used |= index.add_document(pd.doc.value, rename=settings.rename, base=name)
+    for d in index_documents(Item(name, data), settings, source):  # what the index reads, as for files
+        path_used |= index.add_document(d.value, rename=settings.rename, base=name)
     if not path_used:
         indexed.put(data, True)
 

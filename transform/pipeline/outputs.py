@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Protocol
 
@@ -109,9 +110,9 @@ class Stream(Discard):
         self.out.flush()
 
 
-def _write(write: object) -> None:
+def _write(write: Callable[[], object]) -> None:
     try:
-        write()  # type: ignore[operator]
+        write()
     except sinks.WriteError as exc:
         raise Refused(error("output.write", str(exc))) from None
 
