@@ -80,3 +80,40 @@ def test_scan_names_the_group_too(tmp_path: pathlib.Path) -> None:
         result.stdout
     )
     assert "2018" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    "api, kind, home",
+    [
+        ("kubevirt.io/v1", "VirtualMachineClone", "clone.kubevirt.io"),  # the user guide's clone_api.md slip
+        ("snapshot.kubevirt.io/v1beta1", "VirtualMachineClone", "clone.kubevirt.io"),
+        ("kubevirt.io/v1alpha2", "VirtualMachineClusterInstancetype", "instancetype.kubevirt.io"),
+    ],
+)
+def test_validate_and_check_agree_it_is_an_error(tmp_path: pathlib.Path, api: str, kind: str, home: str) -> None:
+    """No API server takes such an object (`no matches for kind`): validate says it as check does, an error
+    (it was a warning, exit 0, beside the 2018 v1alpha2 text for the instancetype)."""
+    (tmp_path / "x.yaml").write_text(f"apiVersion: {api}\nkind: {kind}\nmetadata:\n  name: x\nspec: {{}}\n")
+    for command in ("validate", "check"):
+        result = CliRunner().invoke(cli, [command, str(tmp_path)])
+        assert result.exit_code == 3, (command, result.stdout)
+        assert f"error: doc 0 {kind}/x: apiVersion: kind {kind} belongs to {home}; {api} never had it" in result.stdout
+        assert "[input.wrong-group]" in result.stdout and "2018" not in result.stdout
+
+
+def test_validate_of_a_target_patch_in_its_tree_only_warns(tmp_path: pathlib.Path) -> None:
+    """A patch applied by `target`: kustomize ignores its group, so validate of the tree does not refuse it."""
+    (tmp_path / "kustomization.yaml").write_text(
+        "resources:\n- it.yaml\npatches:\n- path: patch.yaml\n  target:\n    kind: VirtualMachineClusterInstancetype\n"
+    )
+    (tmp_path / "it.yaml").write_text(
+        "apiVersion: instancetype.kubevirt.io/v1beta1\nkind: VirtualMachineClusterInstancetype\nmetadata:\n"
+        "  name: m\nspec:\n  cpu:\n    guest: 1\n  memory:\n    guest: 1Gi\n"
+    )
+    (tmp_path / "patch.yaml").write_text(
+        "apiVersion: kubevirt.io/v1alpha2\nkind: VirtualMachineClusterInstancetype\nmetadata:\n  name: m\n"
+        "spec:\n  cpu:\n    guest: 2\n"
+    )
+    result = CliRunner().invoke(cli, ["validate", str(tmp_path)])
+    assert result.exit_code == 0, result.stdout
+    assert "belongs to instancetype.kubevirt.io" in result.stdout

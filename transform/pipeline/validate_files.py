@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from transform.convert import apiversion, payloads
+from transform.convert import apiversion, payloads, wronggroup
 from transform.kubevirt import apis, embedding
-from transform.model.findings import Finding, error, warning
+from transform.model.findings import Finding, Severity, error, warning
 from transform.model.plain import as_map
 from transform.model.policy import Stage, verdict
 from transform.model.settings import Settings
@@ -23,6 +23,13 @@ def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> l
     kind, api = obj.get("kind"), str(obj.get("apiVersion") or "")
     if kind == "ControllerRevision" and not payloads.is_ours(obj):
         return []
+    if not embedding.is_list(obj):
+        # a kind under a group that never had it: no API server takes it (`no matches for kind`), an error of
+        # the object itself, as `check` says it (a kustomize patch, whose group kustomize may ignore, only warns)
+        misplaced = wronggroup.misplaced(api, kind, apis.Targets(settings.target, settings.target_cdi))
+        if misplaced is not None:
+            f = wronggroup.finding(misplaced, target_patch=False)
+            return [f.at(severity=Severity.WARNING) if partial else f]
     judged = judge.judge(obj, settings.target, strict=settings.strict, partial=partial, target_cdi=settings.target_cdi)
     group = apis.group_of(api)
     if group is not None and group not in ("instancetype.kubevirt.io", "flavor.kubevirt.io") and isinstance(kind, str):
