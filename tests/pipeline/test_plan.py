@@ -7,6 +7,7 @@ import os
 import pathlib
 import stat
 
+import pytest
 from click.testing import CliRunner
 
 from transform.cli.main import cli
@@ -83,3 +84,49 @@ def test_a_change_is_data() -> None:
     assert len(changes) == 2
     assert pickle.loads(pickle.dumps(changes)) == changes
     assert [c.verify.value if c.verify else None for c in changes] == ["upgraded", "payload"]
+
+
+def test_a_source_that_reads_its_documents_its_own_way_is_planned_by_upgrade_items(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`upgrade_items` serves an input whose source reads its documents its own way (`parts.Reading`,
+    as the KRM function's items): only the chunks of its span, from its own text, each document parsed
+    once for the index and the upgrade, the upgraded value adjusted, the part finished by the source
+    (before, the KRM function drove the engine and the index itself)."""
+    from collections import Counter
+    from typing import Any
+
+    from transform.model.settings import Settings
+    from transform.pipeline.batch import Item, RunResult
+    from transform.pipeline.parts import Part, Reading, spans
+    from transform.pipeline.upgrade import upgrade_items
+    from transform.yamltext import nodes, textio
+
+    revision = json.dumps(REVISION)
+    vm = json.dumps(VM)
+    it = '{"apiVersion": "instancetype.kubevirt.io/v1alpha1", "kind": "VirtualMachineInstancetype", "spec": {}}'
+    text = f"{it}\n---\n{revision}\n---\n{vm}\n"
+    source = textio.decode(text.encode())
+    chunks = textio.split_documents(text)
+    span = spans(text, chunks, [0, 1, len(chunks)])[1]  # the revision and the VM, not the instancetype
+    parsed: Counter[str] = Counter()
+    real = nodes.parse
+    monkeypatch.setattr(nodes, "parse", lambda t: parsed.update([t]) or real(t))
+    adjusted: list[int] = []
+    finished: list[int] = []
+
+    def adjust(pd: Any, new: Any) -> Any:
+        adjusted.append(pd.index)
+        return new
+
+    def after(part: Part) -> Part:
+        finished.append(len(part.pieces))
+        return part
+
+    item = Item("list", text.encode(), reading=Reading(source, source, span, adjust, after))
+    plan = upgrade_items([item], Settings(rename=True), RunResult(), jobs=0)
+    (r,) = plan.run.results
+    assert adjusted == [1, 2] and finished == [2]
+    assert r.new_text is not None and r.new_text.startswith(it + "\n---\n")  # outside the span: as it was
+    assert r.renames and f'"revisionName": "{r.renames[0][2]}"' in r.new_text
+    assert max(n for t, n in parsed.items() if t in text) == 1

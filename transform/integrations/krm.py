@@ -73,14 +73,15 @@ _UNREAD = ("input.yaml", "input.number", "input.too-large")
 
 
 def _by_items(source: textio.Source, data: bytes, base: Settings, lay: Layout) -> Outcome | None:
-    """The ResourceList upgraded item by item (see `krmitems`), or None: read it whole."""
+    """The ResourceList upgraded item by item (see `krmitems`), or None: read it whole. The pipeline
+    plans it as one input whose documents are its items (`parts.Reading`: the list's text with each
+    item's dash a space, `krmitems.Layout.spaced`, the items' span of it)."""
     # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
     from transform.integrations import krmitems
-    from transform.pipeline import onefile as engine
-    from transform.pipeline.batch import Item, RunResult, build_index
+    from transform.pipeline.batch import Item, RunResult
     from transform.pipeline.outputs import write_plan
-    from transform.pipeline.parts import MARKER, FileResult, Span, finish
-    from transform.pipeline.upgrade import Plan
+    from transform.pipeline.parts import MARKER, ParsedDoc, Part, Reading, Span
+    from transform.pipeline.upgrade import Plan, upgrade_items
     from transform.yamltext import nodes as yamlnodes
 
     top = krmitems.skeleton(lay)
@@ -93,13 +94,9 @@ def _by_items(source: textio.Source, data: bytes, base: Settings, lay: Layout) -
     plan = Plan([], RunResult())
     if not any(f.severity is Severity.ERROR for f in found):
         settings = replace(settings, max_document_bytes=max(settings.max_document_bytes, len(data)))
-        spaced = textio.Source(lay.spaced, source.bom, source.newline)
-        span = Span(lay.spans, 0, len(lay.spans), 0, textio.count_lines(lay.spaced, 0, lay.seq[0]))
-        item = Item(NAME, data)
-        index = build_index([item], settings, reader=lambda _wanted: krmitems.index(item, settings, spaced, span))
-        seen, moved = sink.seen, sink.moved
+        seen, moved, unread = sink.seen, sink.moved, []
 
-        def adjust(pd: engine.ParsedDoc, new: Any) -> Any:
+        def adjust(pd: ParsedDoc, new: Any) -> Any:
             old = pd.doc.value if pd.doc is not None else None
             where = krmlist.item_where(old)
             seen[pd.index] = (where, where if new is old else krmlist.item_where(new))
@@ -109,20 +106,25 @@ def _by_items(source: textio.Source, data: bytes, base: Settings, lay: Layout) -
                 return krmlist.without_ids(new)
             return new
 
-        part = engine.upgrade_documents(NAME, spaced, settings, index, item.parsed, span, adjust)
-        item.parsed = None
-        pieces = [(a, b, krmitems.restore(lay, body)) for a, b, body in part.pieces]
-        if any(f.code in _UNREAD for f in part.findings) or any(body is None for _, _, body in pieces):
-            return None
-        part.pieces = [(a, b, body) for a, b, body in pieces if body is not None]
-        krmitems.as_one_document(part)
-        if settings.inline_ignores and MARKER in lay.spaced:
-            # the items' own directives: each item is a document here (the list's text has one document)
-            from transform.yamltext import ignores  # lazy: only a list that holds a directive
+        def after(part: Part) -> Part:
+            pieces = [(a, b, krmitems.restore(lay, body)) for a, b, body in part.pieces]
+            if any(f.code in _UNREAD for f in part.findings) or any(body is None for _, _, body in pieces):
+                unread.append(True)  # what only reading the list whole can tell
+            part.pieces = [(a, b, body) for a, b, body in pieces if body is not None]
+            krmitems.as_one_document(part)
+            if settings.inline_ignores and MARKER in lay.spaced:
+                # the items' own directives: each item is a document here (the list's text has one document)
+                from transform.yamltext import ignores  # lazy: only a list that holds a directive
 
-            part.findings, _suppressed = ignores.apply(lay.spaced, part.findings, NAME, lay.spans)
-        result = finish(FileResult(NAME, source), [part], replace(settings, inline_ignores=False))
-        plan = Plan([item], RunResult(results=[result]))
+                part.findings, _suppressed = ignores.apply(lay.spaced, part.findings, NAME, lay.spans)
+            return part
+
+        spaced = textio.Source(lay.spaced, source.bom, source.newline)
+        span = Span(lay.spans, 0, len(lay.spans), 0, textio.count_lines(lay.spaced, 0, lay.seq[0]))
+        item = Item(NAME, data, reading=Reading(spaced, source, span, adjust, after, own_ignores=True))
+        plan = upgrade_items([item], settings, RunResult(), jobs=1)
+        if unread:
+            return None
         write_plan(plan, sink, note=False)
     try:
         sink.close(plan, plan.run.failed)

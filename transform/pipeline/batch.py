@@ -17,7 +17,7 @@ from transform.yamltext import textio
 if TYPE_CHECKING:  # the engine imports PyYAML: only pay for it when a file needs parsing
     from transform.convert.index import Index
     from transform.model.settings import Settings
-    from transform.pipeline.parts import FileResult, Span
+    from transform.pipeline.parts import FileResult, Reading, Span
     from transform.yamltext.nodes import Document
 
 # What the index reads: VMs that reference revisions, kustomizations, and (for --rename) revisions.
@@ -48,6 +48,7 @@ class Item:
     role: str = ""  # a Helm chart's template or values file (charts.TEMPLATE, charts.VALUES): read as text
     chart: str = ""  # that chart's directory
     pin: Pin | None = None  # the directory and file it was read from (a rewrite goes there or nowhere)
+    reading: Reading | None = None  # how its documents are read, when not as a file's (a KRM ResourceList's items)
 
 
 @dataclass
@@ -168,6 +169,8 @@ def index_documents(
     from transform.pipeline.onefile import iter_documents
 
     kustomization = is_kustomization_file(item.name)
+    if source is None and item.reading is not None:
+        source, span = item.reading.source, item.reading.span
     if source is None:
         try:
             source = textio.decode(item.data)

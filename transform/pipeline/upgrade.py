@@ -64,7 +64,7 @@ def _upgrade(item: Item, settings: Settings, index: Index, parsed: bool = False)
     from transform.pipeline.onefile import upgrade_file
 
     kept, item.parsed = (item.parsed if parsed else None), None  # used once, then freed
-    return upgrade_file(item.name, item.data, settings, index, kept, item.role)
+    return upgrade_file(item.name, item.data, settings, index, kept, item.role, item.reading)
 
 
 def upgrade_items(
@@ -78,7 +78,7 @@ def upgrade_items(
     worker processes (0: the default, `parallel.decide`), used only where the work is large enough to
     pay for them."""
     plan = None
-    if jobs != 1 and items:
+    if jobs != 1 and items and not any(i.reading for i in items):  # (a source's own reading: one process)
         # lazy: start-up: multiprocessing and the worker machinery only for a run that may use them
         from transform.pipeline import parallel
 
