@@ -9,6 +9,7 @@ import inspect
 import io
 import tarfile
 from pathlib import Path
+from typing import Any
 
 from tests.integrations.test_backup import IT_DIR, NS, compact, instancetype_v1alpha2, link, make_tar, pod, read_tar
 from transform.integrations import krm, krmlist, velero
@@ -106,3 +107,32 @@ def test_the_tarball_sink_puts_a_member_under_its_new_path_and_its_link_follows(
     before = {m.name: (m.linkname, data) for m, data in read_tar(src)}
     assert got == {new_path: ("", b'{"new":1}'), pod_path: before[pod_path], linked: (new_path, None)}
     assert sink.moved == {old: new_path} and sink.taken == 1
+
+
+def test_backup_second_pass_is_a_plan_handed_to_the_tarball_sink(tmp_path: Path, monkeypatch: Any) -> None:
+    """backup's second pass takes each member's result from the pipeline's plan (`upgrade.LazyPlan`, the
+    code `upgrade_items` plans every input with; an identical copy reuses its twin's), and the tarball's
+    sink takes every changed member (before, the pass called the file engine and spliced by itself)."""
+    from tests.integrations.test_backup import velero_entries
+    from transform.pipeline import upgrade
+
+    planned: list[str] = []
+    put: list[str] = []
+    real_plan, real_put = upgrade.LazyPlan.plan, TarballSink.put
+
+    def plan(self: upgrade.LazyPlan, item: Item, parsed: bool = False) -> FileResult:
+        planned.append(item.name)
+        return real_plan(self, item, parsed)
+
+    def take(self: TarballSink, result: FileResult, item: Item, data: bytes) -> str:
+        put.append(item.name)
+        return real_put(self, result, item, data)
+
+    monkeypatch.setattr(upgrade.LazyPlan, "plan", plan)
+    monkeypatch.setattr(TarballSink, "put", take)
+    entries = velero_entries()
+    src = make_tar(tmp_path / "in.tar.gz", entries)
+    outcome = velero.upgrade_backup(str(src), str(tmp_path / "out.tar.gz"), Settings(rename=True))
+    assert planned and set(planned) <= {n for n, _ in entries if n.startswith("resources/")}
+    assert len(planned) == len({data for n, data in entries if n in planned})  # an identical copy: not again
+    assert put == [r.name for r in outcome.run.results if r.changed] and outcome.changed == len(put) > 0

@@ -10,9 +10,10 @@ streaming passes over the input, one member in memory at a time:
    the candidate items lie in the decompressed stream (tarsplice.Span);
 2. write the output through the tarball's sink (`velerosink.TarballSink`, an `outputs.Sink`): the
    decompressed stream copied as raw bytes (every header, as it was), except the candidate items,
-   each through the engine (text edits on the original JSON; an identical copy, as Velero writes
-   every item twice, reuses the first one's result) and, when it changes, put into the sink with
-   its header's size patched (re-encoded only when renamed).
+   each planned by the pipeline one at a time (`upgrade.LazyPlan` over pass 1's index: text edits on
+   the original JSON; an identical copy, as Velero writes every item twice, reuses the first one's
+   result) and, when it changes, put into the sink with its header's size patched (re-encoded only
+   when renamed).
 
 The output goes to a temporary file in OUT's directory, renamed over OUT at the end. When no
 entry changes, OUT is a byte copy of the input.
@@ -26,7 +27,7 @@ import os
 import shutil
 import tarfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -45,7 +46,7 @@ from transform.integrations.tarstream import (
     refusal,
     unsafe,
 )
-from transform.integrations.veleroitem import ITEM, Recent, is_item, path_notes, upgrade_item
+from transform.integrations.veleroitem import ITEM, Recent, Upgrade, is_item, path_notes, upgrade_item
 from transform.integrations.velerosink import MemberResult, TarballSink
 from transform.kubevirt.names import name_problem
 from transform.model.findings import Finding, error, info, warning
@@ -53,6 +54,7 @@ from transform.model.settings import Settings
 from transform.pipeline import scan_links, sinks
 from transform.pipeline.batch import Item, RunResult, index_documents, index_needles
 from transform.pipeline.onefile import FileResult
+from transform.pipeline.upgrade import LazyPlan
 from transform.yamltext import textio
 
 _READ_ERRORS = (tarfile.TarError, EOFError, zlib.error, OSError)
@@ -251,6 +253,7 @@ def _pass2(
     """Pass 2: the stream copied as raw bytes, except the recorded members that change."""
     tick = progress or (lambda done, total: None)
     done = Recent()
+    plan = LazyPlan(settings, found.index)  # each member planned as every input is, one at a time
     try:
         with open_stream(path, settings.max_archive_bytes) as (reader, _src), contextlib.ExitStack() as stack:
             gz: WriteBehind | None = None
@@ -259,16 +262,10 @@ def _pass2(
                 stack.enter_context(raw)
                 gz = stack.enter_context(WriteBehind(raw))  # compressed on another core; stopped before raw closes
             sink = TarballSink(Splicer(reader, gz, path, found.layout, tick), found.fmt, found.end, gz)
-            for sp in found.spans:
-                if sp.kind == "large":
-                    _too_large(sp, settings, outcome)
-                elif sp.kind == "link":
-                    sink.link(sp)
-                else:
-                    item = Item(sp.name, sink.member(sp))
-                    r, new = _member(item, settings, found, outcome, done)
-                    if new is not None:
-                        sink.put(r, item, new)
+            for item in _items(found, sink, settings, outcome):
+                r, new = _member(item, upgrade_item(item, plan, done), found, outcome)
+                if new is not None:
+                    sink.put(r, item, new)
             outcome.members = found.files
             sink.close(None, outcome.run.failed)
     except BackupError:
@@ -285,6 +282,18 @@ def _pass2(
         raise BackupError(f"{path}: not a readable gzip-compressed tar archive: {_describe(exc)}") from None
 
 
+def _items(found: _Scan, sink: TarballSink, settings: Settings, outcome: Outcome) -> Iterator[Item]:
+    """The source of pass 2: the candidate members, read through the sink in the archive's order (one
+    in memory at a time); hard links handed to the sink, items over the size limit reported."""
+    for sp in found.spans:
+        if sp.kind == "large":
+            _too_large(sp, settings, outcome)
+        elif sp.kind == "link":
+            sink.link(sp)
+        else:
+            yield Item(sp.name, sink.member(sp))
+
+
 def _too_large(sp: Span, settings: Settings, outcome: Outcome) -> None:
     outcome.run.findings.append(
         warning(
@@ -296,11 +305,9 @@ def _too_large(sp: Span, settings: Settings, outcome: Outcome) -> None:
     )
 
 
-def _member(
-    item: Item, settings: Settings, found: _Scan, outcome: Outcome, done: Recent
-) -> tuple[MemberResult, bytes | None]:
-    """Upgrade one item: its result (with the path it is stored under) and its new bytes (None: unchanged)."""
-    u = upgrade_item(item, settings, found.index, done)
+def _member(item: Item, u: Upgrade, found: _Scan, outcome: Outcome) -> tuple[MemberResult, bytes | None]:
+    """What the report keeps of one item's result (with the path it is stored under) and its new bytes
+    (None: unchanged)."""
     renames = [x for x in u.renames if x not in outcome.renames]  # once per revision,
     outcome.renames.update(renames)  # not once per copy (classic and -preferredversion paths)
     changed = u.new is not None

@@ -1,7 +1,8 @@
 """Upgrade a set of inputs into a plan: index them, upgrade every candidate (in one process or in forked
 workers, `parallel`), settle the renames, results in input order. Nothing is written here: a sink
-(`sinks.Sink`) writes the plan, revision files first, and asks it again (`Plan.settled`) for a file
-whose references name a revision that could not be written."""
+(`outputs.Sink`) writes the plan, revision files first, and asks it again (`Plan.settled`) for a file
+whose references name a revision that could not be written. A source that streams its inputs past
+an index built beforehand (backup's second pass) has them planned one at a time (`LazyPlan`)."""
 
 from __future__ import annotations
 
@@ -55,6 +56,21 @@ class Plan:
         return r
 
 
+@dataclass
+class LazyPlan:
+    """A plan made one input at a time, as a source streams them (backup's second pass: one member in
+    memory at a time), against an index built beforehand (its first pass): each input is planned as
+    `upgrade_items` plans it (the same code), and nothing is kept (the caller keeps what its report
+    needs). Its sink takes the inputs in the stream's order: no rename is undone after the fact."""
+
+    settings: Settings
+    index: Index
+
+    def plan(self, item: Item, parsed: bool = False) -> FileResult:
+        """One input's result: new text, findings, renames (`parsed`: use the documents the index kept)."""
+        return _upgrade(item, self.settings, self.index, parsed)
+
+
 def _follows_rename(r: FileResult) -> bool:
     return any(f.code == "reference.renamed" for f in r.findings)
 
@@ -92,8 +108,9 @@ def upgrade_items(
         results = parallel.upgrade_pass(plan, index, progress)
     else:
         results = []
+        each = LazyPlan(settings, index)
         for n, item in enumerate(items):
-            results.append(_upgrade(item, settings, index, parsed=True))
+            results.append(each.plan(item, parsed=True))
             if progress:
                 progress(n + 1, len(items))
     if index.renames:
