@@ -268,7 +268,10 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
         return
     current: list[Finding] = []
     try:
-        up = revisions.upgrade_revision(obj, rename=settings.rename, hints=index.hints(name, ns), current=current)
+        decoded = index.take_decoded(obj.get("data"))  # --rename: the index decoded it (once)
+        up = revisions.upgrade_revision(
+            obj, rename=settings.rename, hints=index.hints(name, ns), current=current, decoded=decoded
+        )
     except revisions.RevisionError as exc:
         out.findings.append(error(exc.code, exc.message, exc.path))
         return

@@ -11,6 +11,7 @@ from typing import Any
 
 from transform.convert import helmrelease, payloads, revisions
 from transform.convert.kustomize import is_kustomization_file
+from transform.convert.revisions import Decoding
 from transform.model.plain import get as _get
 
 Hints = revisions.Hints
@@ -50,19 +51,25 @@ class Index:
     partial_kustomizations: set[str] = field(default_factory=set)
     remote_kustomizations: set[str] = field(default_factory=set)  # with a remote resource (a URL)
     claims: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (ns, new name) -> old names
+    # payloads decoded for --rename whose documents the upgrade reads in the same parse: id of `data` ->
+    # (`data`, its decoding); taken by the upgrade (`take_decoded`), never merged across processes
+    decoded: dict[int, tuple[Any, Decoding]] = field(default_factory=dict, repr=False, compare=False)
     helm_deployed: dict[tuple[str, str], int] = field(default_factory=dict)  # (ns, release) -> latest deployed
     # (ns, VM name, family, revision, path) of every VirtualMachine's revision reference (not a snapshot's)
     vm_refs: list[tuple[str, str, str, str, str]] = field(default_factory=list)
 
-    def add_document(self, doc: Any, *, rename: bool, base: str = "", name: str = "", where: str = "") -> bool:
+    def add_document(
+        self, doc: Any, *, rename: bool, base: str = "", name: str = "", where: str = "", keep: bool = False
+    ) -> bool:
         """Index one document. `name`/`where`: the file's display name and absolute path, when it
         is a file (kustomization resources are resolved against it). Returns whether the path was
-        used: if not, the same document indexed again, under any path, adds nothing new."""
+        used: if not, the same document indexed again, under any path, adds nothing new. `keep`: the
+        upgrade reads this very value (the parse is kept): a payload decoded here is kept for it."""
         if not isinstance(doc, dict):
             return False
         kind = doc.get("kind")
         if isinstance(doc.get("items"), list) and str(kind).endswith("List"):
-            used = [self.add_document(item, rename=rename, base=base) for item in doc["items"]]
+            used = [self.add_document(item, rename=rename, base=base, keep=keep) for item in doc["items"]]
             return any(used)
         ns = namespace_of(doc)
         if kind == "VirtualMachine":
@@ -75,7 +82,9 @@ class Index:
             name = str(_get(doc, ("metadata", "name")) or "")
             self.revisions.setdefault(name, []).append(ns)
             if rename:
-                new = revisions.planned_name(doc)
+                new, decoded = revisions.planned_name(doc)
+                if keep:
+                    self.decoded[id(doc.get("data"))] = (doc.get("data"), decoded)
                 if new and new != name:
                     self.renames.setdefault(name, []).append((ns, new))
                     self.claims.setdefault((ns, new), set()).add(name)
@@ -213,6 +222,11 @@ class Index:
 
     def collisions(self) -> list[str]:
         return [why for ns, new in sorted(self.claims) if (why := self.collision(ns, new))]
+
+    def take_decoded(self, data: Any) -> Decoding | None:
+        """The decoding of this very payload (`data`, by identity) the index made, once (see `add_document`)."""
+        entry = self.decoded.pop(id(data), None)
+        return entry[1] if entry is not None and entry[0] is data else None
 
     def hints(self, name: str, ns: str) -> Hints:
         return self._match(self.refs.get(name, []), ns) or revisions.Hints()

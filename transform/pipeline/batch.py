@@ -226,8 +226,9 @@ def add_documents(
     base = item.input.rel if item.input and item.input.root else item.name
     where = os.path.abspath(item.name) if item.input and kustomization else ""
     for d in docs:
-        index.add_document(d.value, rename=settings.rename, base=base, name=item.name, where=where)
-        if d.text is not None and len(d.text) <= budget:
+        keep = d.text is not None and len(d.text) <= budget
+        index.add_document(d.value, rename=settings.rename, base=base, name=item.name, where=where, keep=keep)
+        if d.text is not None and keep:
             budget -= len(d.text)
             kept[d.key] = (d.value, d.text, d.duplicates)
     return budget
