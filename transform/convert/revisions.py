@@ -165,7 +165,7 @@ def decode_payload(doc: dict[str, Any]) -> Decoding:
     try:
         return decode(doc.get("data"), convert.go_types())
     except RevisionError as exc:
-        return exc
+        return RevisionError(exc.code, exc.message, exc.path)  # (not raised: no frames held)
 
 
 def upgrade_revision(
@@ -186,8 +186,8 @@ def upgrade_revision(
     latest = latest_version()
     labelled_latest = labels.get(VERSION_LABEL) == latest
     got = decoded if decoded is not None else decode_payload(doc)
-    if isinstance(got, RevisionError):
-        raise skipped_by_label(got, latest) if labelled_latest else got
+    if isinstance(got, RevisionError):  # raised anew: this frame holds `got` (no cycle through a traceback)
+        raise skipped_by_label(got, latest) if labelled_latest else RevisionError(got.code, got.message, got.path)
     decoded = got
     if labelled_latest and (
         (isinstance(data, dict) and data.get("apiVersion") == convert.LATEST) or decoded.fmt == latest
