@@ -143,12 +143,36 @@ def upgrade_file(
     parsed: dict[tuple[int, int], yamlnodes.Document] | None = None,
     role: str = "",
     reading: Reading | None = None,
+    judged: dict[str, Any] | None = None,
 ) -> FileResult:
     """One file's upgrade, with the run's policy applied: --select/--ignore drop warnings, --strict
     makes the rest errors, and a file with an error keeps its text (it is never written).
     `parsed`: this file's documents the index pass already parsed (see `iter_documents`).
     `role`: a Helm chart's template or values file (`pipeline.charts`), upgraded as text.
-    `reading`: how its source has the documents read (`parts.Reading`), when not as a file's."""
+    `reading`: how its source has the documents read (`parts.Reading`), when not as a file's.
+    `judged`: the judgements of its first upgrade (`FileResult.judged`), when it is planned again: its
+    documents are not judged again. A file whose references follow a rename keeps its judgements."""
+    if judged is None and not index.renames:
+        return _upgrade_file(name, data, settings, index, parsed, role, reading)
+    # lazy: the validators and their schemas load only when a document is validated
+    from transform.validate.target import remembered
+
+    with remembered({} if judged is None else judged) as memo:
+        result = _upgrade_file(name, data, settings, index, parsed, role, reading)
+    if any(f.code == "reference.renamed" for f in result.findings):
+        result.judged = memo
+    return result
+
+
+def _upgrade_file(
+    name: str,
+    data: bytes,
+    settings: Settings,
+    index: Index,
+    parsed: dict[tuple[int, int], yamlnodes.Document] | None,
+    role: str,
+    reading: Reading | None,
+) -> FileResult:
     result = FileResult(name, reading.whole if reading is not None else None)
     try:
         result.source = result.source or textio.decode(data)

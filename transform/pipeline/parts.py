@@ -26,6 +26,9 @@ class FileResult:
     renames: list[tuple[str, str, str]] = field(default_factory=list)  # (namespace, old, new)
     write_failed: bool = False
     suppressed: list[Finding] = field(default_factory=list)  # by inline ignores (yamltext.ignores)
+    # the judgements of a file whose references follow a rename (`validate.target.remembered`): planned
+    # again without it (the revision's file failed), its documents are not judged again
+    judged: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def failed(self) -> bool:

@@ -43,7 +43,7 @@ class Plan:
         for old in self.unwritten:
             self.index.renames.pop(old, None)
         item = next(i for i in self.items if i.name == r.name)
-        r = _upgrade(item, self.settings, self.index)
+        r = _upgrade(item, self.settings, self.index, first=r)
         r.findings.append(
             warning(
                 "reference.kept",
@@ -75,12 +75,16 @@ def _follows_rename(r: FileResult) -> bool:
     return any(f.code == "reference.renamed" for f in r.findings)
 
 
-def _upgrade(item: Item, settings: Settings, index: Index, parsed: bool = False) -> FileResult:
+def _upgrade(
+    item: Item, settings: Settings, index: Index, parsed: bool = False, first: FileResult | None = None
+) -> FileResult:
+    """`first`: the item's first result, when it is planned again (its judgements are reused)."""
     # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.pipeline.onefile import upgrade_file
 
     kept, item.parsed = (item.parsed if parsed else None), None  # used once, then freed
-    return upgrade_file(item.name, item.data, settings, index, kept, item.role, item.reading)
+    judged = first.judged if first is not None else None
+    return upgrade_file(item.name, item.data, settings, index, kept, item.role, item.reading, judged)
 
 
 def upgrade_items(
@@ -122,7 +126,7 @@ def upgrade_items(
             for old in failed:
                 del index.renames[old]
             results = [
-                _upgrade(item, settings, index) if not r.failed and _follows_rename(r) else r
+                _upgrade(item, settings, index, first=r) if not r.failed and _follows_rename(r) else r
                 for item, r in zip(items, results, strict=False)
             ]
     run.results.extend(results)
