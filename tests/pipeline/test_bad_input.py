@@ -108,11 +108,6 @@ BAD: dict[str, tuple[bytes, str, tuple[str, ...]]] = {
         r"deep-block-map\.yaml:\d+:\d+: error: .*nesting deeper",
         (),
     ),
-    "helm.yaml": (
-        (IT + "metadata:\n  name: {{ .Values.name }}\nspec:\n{% if x %}\n  cpu: {}\n{% endif %}\n").encode(),
-        r"helm\.yaml:\d+:\d+: error: .*(Helm|Jinja)",
-        (),
-    ),
     # a standalone object's own bad value is a warning (issue 22 class C): the refused bad value is a payload's
     "cpu-guest-list.yaml": (
         (
