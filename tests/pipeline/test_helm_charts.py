@@ -130,6 +130,20 @@ objects:
 """
 
 
+TEKTON = """\
+apiVersion: tekton.dev/v1
+kind: Task
+metadata:
+  name: {{ task_name }}
+spec:
+  steps:
+  - script: |
+      apiVersion: kubevirt.io/v1alpha3
+"""
+OTHER_TEMPLATE = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ name }}\n---\n"
+YAML_VM = "apiVersion: kubevirt.io/v1alpha3\nkind: VirtualMachine\nmetadata:\n  name: vm\n"
+
+
 @pytest.mark.parametrize(
     ("text", "after", "code"),
     [
@@ -141,6 +155,11 @@ objects:
             'apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: "{{ x }}"\n',
             None,
         ),
+        # Tekton's task templates: `{{ x }}` unquoted parses as a mapping key, which no object can hold
+        # (was an input.yaml error, exit 3); a block scalar's lines are text, never upgraded
+        (TEKTON, TEKTON, 0),
+        # a template document with no KubeVirt marker beside a YAML one: the engine never parses it
+        (OTHER_TEMPLATE + YAML_VM, OTHER_TEMPLATE + YAML_VM.replace("v1alpha3", "v1"), None),
         # broken YAML without a marker: still an error, never a template
         ("apiVersion: kubevirt.io/v1alpha3\nkind: VirtualMachine\nmetadata: [\n", None, 3),
     ],
@@ -151,7 +170,7 @@ def test_a_file_outside_a_chart_is_a_template_only_when_its_markers_break_yaml(
     f = tmp_path / "vm.tpl.yaml"
     f.write_text(text)
     got, out, _ = cli("fix", str(f))
-    assert ("input.template" in out) == (text == JINJA), out
+    assert ("input.template" in out) == (text in (JINJA, TEKTON)), out
     if code is not None:
         assert got == code, out
     assert f.read_text() == (after if after is not None else text)

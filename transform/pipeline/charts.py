@@ -51,7 +51,8 @@ _MARKERS = (b"{{", b"{%")
 
 def role_of(path: str, data: bytes) -> tuple[str, str]:
     """`role`, and for a file outside a chart: TEMPLATE (chart "") when a document that holds a template
-    marker (`{{ }}`, `{% %}`: Go or Jinja, as Ansible renders OpenShift templates) does not read as YAML.
+    marker (`{{ }}`, `{% %}`: Go or Jinja, as Ansible renders OpenShift templates) and a KubeVirt
+    marker (one the engine would parse) does not read as YAML.
     Such a file is a template that Helm may never render: its literal apiVersion lines are upgraded
     as a chart's templates' are, and nothing refuses it as YAML. A file without a marker costs a scan."""
     found = role(path)
@@ -70,10 +71,10 @@ def _template_text(data: bytes) -> bool:
         return False
     for chunk in textio.split_documents(text):
         body = text[chunk.start : chunk.end]
-        if "{{" not in body and "{%" not in body:
-            continue
+        if ("{{" not in body and "{%" not in body) or not textio.holds(body, textio.NEEDLES_STR):
+            continue  # a document the engine never parses (no KubeVirt marker) cannot make the file a template
         try:
-            nodes.compose(body)
+            nodes.parse(body)  # what the engine reads: a `{{ x }}` key parses, then is refused as a mapping key
         except nodes.ParseError:
             return True
     return False
