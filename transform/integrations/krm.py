@@ -283,3 +283,9 @@ def _whole(source: textio.Source, data: bytes, base: Settings) -> Outcome:
         write_plan(plan, sink, note=False)
     sink.close(plan, plan.run.failed)
     return sink.outcome
+
+
+if TYPE_CHECKING:  # the sink interface, checked by mypy
+    from transform.pipeline.outputs import Sink
+
+    _SINKS: tuple[type[Sink], ...] = (ItemsSink, WholeSink)

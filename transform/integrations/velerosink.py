@@ -83,3 +83,9 @@ class TarballSink:
         if self.pending is not None:
             self.out.write(self.pending[1])
             self.pending = None
+
+
+if TYPE_CHECKING:  # the sink interface, checked by mypy
+    from transform.pipeline.outputs import Sink
+
+    _SINK: type[Sink] = TarballSink
