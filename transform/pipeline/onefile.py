@@ -143,7 +143,7 @@ def upgrade_file(
     parsed: dict[tuple[int, int], yamlnodes.Document] | None = None,
     role: str = "",
     reading: Reading | None = None,
-    judged: dict[str, Any] | None = None,
+    judged: dict[bytes, Any] | None = None,
 ) -> FileResult:
     """One file's upgrade, with the run's policy applied: --select/--ignore drop warnings, --strict
     makes the rest errors, and a file with an error keeps its text (it is never written).

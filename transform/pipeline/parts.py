@@ -28,7 +28,7 @@ class FileResult:
     suppressed: list[Finding] = field(default_factory=list)  # by inline ignores (yamltext.ignores)
     # the judgements of a file whose references follow a rename (`validate.target.remembered`): planned
     # again without it (the revision's file failed), its documents are not judged again
-    judged: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    judged: dict[bytes, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def failed(self) -> bool:

@@ -18,6 +18,7 @@ not apply), `target.vm-flavor` (a VM's spec.flavor after v0.56). A field no rele
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -189,7 +190,7 @@ def _topology(value: Any, target: releases.ReleaseInfo, path: tuple[Any, ...]) -
     return None
 
 
-Memo = dict[str, Judgement]  # judgements by the judged object's JSON and the judge's options
+Memo = dict[bytes, Judgement]  # judgements by a digest of the judged object's JSON and the judge's options
 _memo: Memo | None = None  # see `remembered`
 
 
@@ -222,9 +223,10 @@ def judge(
     target's findings only (`scan`), with the fields the target drops judged here."""
     if _memo is not None and own:
         try:
-            key = json.dumps([obj, release, strict, partial, target_cdi], sort_keys=True, default=repr)
+            text = json.dumps([obj, release, strict, partial, target_cdi], sort_keys=True, default=repr)
+            key = hashlib.blake2b(text.encode(), digest_size=20)  # (ASCII: json escapes the rest).digest()
         except (TypeError, ValueError):  # keys JSON cannot sort (a YAML mapping with int and str keys)
-            key = ""
+            key = b""
         hit = _memo.get(key) if key else None
         if hit is None:
             hit = _judge(obj, release, strict=strict, partial=partial, target_cdi=target_cdi)
