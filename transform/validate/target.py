@@ -224,7 +224,7 @@ def judge(
     if _memo is not None and own:
         try:
             text = json.dumps([obj, release, strict, partial, target_cdi], sort_keys=True, default=repr)
-            key = hashlib.blake2b(text.encode(), digest_size=20)  # (ASCII: json escapes the rest).digest()
+            key = hashlib.blake2b(text.encode(), digest_size=20).digest()  # (ASCII: json escapes the rest)
         except (TypeError, ValueError):  # keys JSON cannot sort (a YAML mapping with int and str keys)
             key = b""
         hit = _memo.get(key) if key else None
