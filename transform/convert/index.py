@@ -51,6 +51,7 @@ class Index:
     partial_kustomizations: set[str] = field(default_factory=set)
     remote_kustomizations: set[str] = field(default_factory=set)  # with a remote resource (a URL)
     claims: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (ns, new name) -> old names
+    referencing: set[str] = field(default_factory=set)  # the files (display names) whose VMs reference a revision
     # payloads decoded for --rename whose documents the upgrade reads in the same parse: id of `data` ->
     # (`data`, its decoding); taken by the upgrade (`take_decoded`), never merged across processes
     decoded: dict[int, tuple[Any, Decoding]] = field(default_factory=dict, repr=False, compare=False)
@@ -73,11 +74,11 @@ class Index:
             return any(used)
         ns = namespace_of(doc)
         if kind == "VirtualMachine":
-            self._add_vm(doc, ns, own=True)
+            self._add_vm(doc, ns, own=True, file=name)
         elif kind == "VirtualMachineSnapshotContent":
             vm = _get(doc, ("spec", "source", "virtualMachine"))
             if isinstance(vm, dict):
-                self._add_vm(vm, namespace_of(vm) or ns)
+                self._add_vm(vm, namespace_of(vm) or ns, file=name)
         elif kind == "ControllerRevision" and payloads.is_ours(doc):
             name = str(_get(doc, ("metadata", "name")) or "")
             self.revisions.setdefault(name, []).append(ns)
@@ -131,6 +132,7 @@ class Index:
         self.remote_kustomizations |= later.remote_kustomizations
         self.inputs += later.inputs
         self.vm_refs += later.vm_refs
+        self.referencing |= later.referencing
         for rkey, version in later.helm_deployed.items():
             self.helm_deployed[rkey] = max(version, self.helm_deployed.get(rkey, version))
 
@@ -160,7 +162,7 @@ class Index:
                     self.partial_kustomizations.add(name)
                     break
 
-    def _add_vm(self, vm: dict[str, Any], ns: str, own: bool = False) -> None:
+    def _add_vm(self, vm: dict[str, Any], ns: str, own: bool = False, file: str = "") -> None:
         name = str(_get(vm, ("metadata", "name")) or "")
         for family, paths in REF_PATHS.items():
             for path in paths:
@@ -170,6 +172,8 @@ class Index:
                 if isinstance(rev, str) and rev:
                     hints = revisions.Hints(family, str(kind or ""), name)
                     self.refs.setdefault(rev, []).append((ns, hints))
+                    if file:
+                        self.referencing.add(file)
                     if own:
                         self.vm_refs.append((ns, name, family, rev, ".".join(path)))
 

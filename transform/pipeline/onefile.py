@@ -151,8 +151,9 @@ def upgrade_file(
     `role`: a Helm chart's template or values file (`pipeline.charts`), upgraded as text.
     `reading`: how its source has the documents read (`parts.Reading`), when not as a file's.
     `judged`: the judgements of its first upgrade (`FileResult.judged`), when it is planned again: its
-    documents are not judged again. A file whose references follow a rename keeps its judgements."""
-    if judged is None and not index.renames:
+    documents are not judged again. A file whose references follow a rename keeps its judgements (they
+    are made so only for a file whose VMs the index saw reference a revision, when revisions are renamed)."""
+    if judged is None and not (index.renames and name in index.referencing):
         return _upgrade_file(name, data, settings, index, parsed, role, reading)
     # lazy: the validators and their schemas load only when a document is validated
     from transform.validate.target import remembered
