@@ -137,3 +137,14 @@ def test_an_inline_patch_of_a_kustomization_is_named_too(tmp_path: pathlib.Path)
     (tmp_path / "kv.yaml").write_text(KUBEVIRT_CR.replace("Kubevirt", "KubeVirt"))
     result = CliRunner().invoke(cli, ["check", str(tmp_path)])
     assert "has no kind Kubevirt" in result.stdout and "[input.unknown-kind]" in result.stdout, result.stdout
+
+
+def test_a_group_whose_table_rows_list_no_kinds_is_judged_by_its_crds() -> None:
+    """migrations.kubevirt.io's only kind is MigrationPolicy: a VirtualMachine under it is misplaced."""
+    text = "apiVersion: migrations.kubevirt.io/v1alpha1\nkind: VirtualMachine\nmetadata:\n  name: x\n"
+    found = [e for e in _errors(text) if e.startswith("error")]
+    assert found == [
+        "error input.wrong-group kind VirtualMachine belongs to kubevirt.io; migrations.kubevirt.io/v1alpha1 never "
+        "had it: no API server takes this object; did you mean apiVersion: kubevirt.io/v1? (if it is a kustomize "
+        "patch applied by `target`, `fix` on the tree holding its kustomization upgrades it)"
+    ]

@@ -196,7 +196,7 @@ def _unknown_finding(m: Unknown, *, target_patch: bool) -> Finding:
         )
     return error(
         "input.unknown-kind",
-        f"{m.message}: no API server takes this object (`no matches for kind \"{m.kind}\" in version "
+        f'{m.message}: no API server takes this object (`no matches for kind "{m.kind}" in version '
         f'"{m.api}"`, kinds are case-sensitive); {m.advice}',
         ("kind",),
     )
