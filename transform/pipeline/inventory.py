@@ -80,9 +80,9 @@ def scan_items(
             scan.errors.append(error("input.encoding", str(exc), file=name))
             continue
         if settings.inline_ignores and MARKER in source.text:
-            marked[name] = source.text
-        if item.role:
-            _chart_file(scan, name, source.text, item.role, item.chart)
+            marked[name] = source.text  # (a chart file's too: a malformed directive is said as `check` says it)
+        if item.role:  # a template is no YAML: its directives are read by line
+            _chart_file(scan, name, source.text, item.role, item.chart, settings.inline_ignores)
             continue
         problems: list[Finding] = []
         for pd in iter_documents(name, source, settings, problems):
@@ -177,26 +177,32 @@ def _release(scan: Scan, name: str, doc: int, driver: str, value: Any, line: int
                 scan.apis.append(use)
 
 
-def _chart_file(scan: Scan, name: str, text: str, role: str, chart: str) -> None:
-    """A chart's template or values file: each literal KubeVirt apiVersion, judged as an object's."""
+def _chart_file(scan: Scan, name: str, text: str, role: str, chart: str, inline_ignores: bool) -> None:
+    """A chart's template or values file: each literal KubeVirt apiVersion, judged as an object's; a
+    directive's line in the file suppresses what it names, as `check` reads it (transform.convert.helmignores)."""
     # lazy: start-up: the template reader only for a scan that meets a chart
-    from transform.convert import helmtemplate
+    from transform.convert import helmignores, helmtemplate
 
     targets = apis.Targets(scan.target, scan.target_cdi)
     done = helmtemplate.upgrade(text, targets, values=role == "values")
     label = "chart " + os.path.basename(chart)
+    found: list[Finding] = []
     for line, api_version, kind in done.uses:
         obj = {"apiVersion": api_version, "kind": kind}
 
-        def breaking(found: Iterable[Finding], line: int = line) -> None:
-            scan.breaking.extend(f.at(file=name, line=line, object=label) for f in found)
+        def breaking(said: Iterable[Finding], line: int = line) -> None:
+            found.extend(f.at(file=name, line=line, object=label) for f in said)
 
         use = _judge_text(obj, (name, 0, line, "", ""), targets, breaking)
         if use is not None:
             use.chart = label
             scan.files.add(name)
             scan.apis.append(use)
-    scan.breaking += [f.at(object=label) for f in done.findings if f.severity is not Severity.INFO]
+    found += [f.at(file=name, object=label) for f in done.findings if f.severity is not Severity.INFO]
+    if inline_ignores:
+        found, suppressed = helmignores.apply(text, found)
+        scan.suppressed += suppressed
+    scan.breaking += found
 
 
 def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, where: Any) -> None:
@@ -250,6 +256,8 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
     elif group.endswith("kubevirt.io"):
         scan.files.add(file)
         scan.other.append(d)
+        if group in ("kubevirt.io", "pool.kubevirt.io"):  # a VMI, VMIRS or pool: the bindings the target refuses
+            breaking(_on_target(obj, scan.target))
 
 
 def _on_target(obj: dict[str, Any], target: tuple[int, int]) -> list[Finding]:

@@ -199,9 +199,10 @@ def judge(
     (transform.model.policy.Judgement): the schema and webhook findings (transform.validate.documents), a
     ControllerRevision's payload as KubeVirt's decoder reads it (transform.validate.decoding) and the
     target's. Commands choose only the severity (transform.model.policy.verdict). `own=False`: the
-    target's findings only (`scan`), with the fields the target drops judged here."""
+    target's findings only (`scan`), with the fields the target drops judged here, and the interface
+    bindings the target refuses on creation (otherwise among the document's own findings)."""
     if not own:
-        return Judgement(target=target_findings(obj, release))
+        return Judgement(target=target_findings(obj, release) + documents.refused_bindings(obj, release))
     cdi = {} if target_cdi is None else {"target_cdi": target_cdi}
     found = documents.validate_document(obj, partial=partial, strict=strict, target=release, **cdi)
     on_target = target_findings(obj, release, fields=False)
