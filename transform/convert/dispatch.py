@@ -228,14 +228,23 @@ def _input_findings(
     fields); it is refused only for a problem it introduces."""
     judged = _judge(obj, settings, partial)
     carried = set(_carried(judged))
+    hint = not partial and _patch_shaped(obj)
     for part in (judged.own, judged.payload):
         for i, f in enumerate(part):
-            if f.severity is Severity.ERROR and f.code == "schema.required" and not partial:
+            if f.severity is Severity.ERROR and f.code == "schema.required" and hint:
                 part[i] = f.at(
                     message=f"{f.message} (a partial object such as a kustomize patch? list it in a "
                     "kustomization among the inputs to have it judged as one)"
                 )
     return verdict(judged, Stage.INPUT), carried
+
+
+def _patch_shaped(obj: dict[str, Any]) -> bool:
+    """Does the object set fields of its own (beyond apiVersion, kind, metadata and status), as a patch does?
+    A placeholder (a kustomize resource or a values stub with only apiVersion, kind and a name, or an empty
+    `spec`) sets none: the hint that it may be a patch would mislead."""
+    meta = ("apiVersion", "kind", "metadata", "status")
+    return any(key not in meta and value not in (None, {}, [], "") for key, value in obj.items())
 
 
 def _carried(judged: Judgement) -> frozenset[tuple[str, Path]]:
