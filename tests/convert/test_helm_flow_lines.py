@@ -25,10 +25,10 @@ REWRITE = [
     pytest.param(
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  ownerReferences:\n"
         "  - {kind: VirtualMachine,   # the VM owns it\n"
-        "     apiVersion: kubevirt.io/v1alpha3, name: vm, uid: \"1\"}\n",
+        '     apiVersion: kubevirt.io/v1alpha3, name: vm, uid: "1"}\n',
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  ownerReferences:\n"
         "  - {kind: VirtualMachine,   # the VM owns it\n"
-        "     apiVersion: kubevirt.io/v1, name: vm, uid: \"1\"}\n",
+        '     apiVersion: kubevirt.io/v1, name: vm, uid: "1"}\n',
         0,
         id="owner-reference-kind-first-with-comment",
     ),
@@ -49,8 +49,7 @@ REWRITE = [
         id="a-json-document-is-an-object-not-a-reference",
     ),
     pytest.param(
-        "{apiVersion: flavor.kubevirt.io/v1alpha1,   # old {\n kind: VirtualMachineFlavor,\n"
-        " metadata: {name: f}}\n",
+        "{apiVersion: flavor.kubevirt.io/v1alpha1,   # old {\n kind: VirtualMachineFlavor,\n metadata: {name: f}}\n",
         "{apiVersion: instancetype.kubevirt.io/v1beta1,   # old {\n kind: VirtualMachineInstancetype,\n"
         " metadata: {name: f}}\n",
         1,
@@ -110,7 +109,7 @@ def test_a_flow_mapping_that_cannot_be_read_is_said(text: str, line: int, why: s
 def test_a_templated_apiversion_over_lines_is_the_templated_warning() -> None:
     text = (
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  ownerReferences:\n"
-        "  - {apiVersion: {{ .Values.api }}, kind: VirtualMachine,\n     name: vm, uid: \"1\"}\n"
+        '  - {apiVersion: {{ .Values.api }}, kind: VirtualMachine,\n     name: vm, uid: "1"}\n'
     )
     done = helmtemplate.upgrade(text, T19)
     assert done.text == text
