@@ -6,7 +6,17 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from transform import convert
-from transform.convert import apiversion, flavor, kustomize, modernize, objects, payloads, revisions, wronggroup
+from transform.convert import (
+    apiversion,
+    flavor,
+    helmvalues,
+    kustomize,
+    modernize,
+    objects,
+    payloads,
+    revisions,
+    wronggroup,
+)
 from transform.convert.index import REF_PATHS, Index, is_kustomization_kind, namespace_of, own_file
 from transform.convert.kustomize import is_kustomization_file
 from transform.convert.outcome import Change, Outcome, object_ref
@@ -102,6 +112,8 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
             _vm(out, path + ("spec", "source", "virtualMachine"), vm, path, index, ns=namespace_of(obj))
     elif kind == "VirtualMachinePool" and group == "pool.kubevirt.io":
         objects.pool_extras(out, path, targets)
+    elif kind in ("HelmRelease", "Application") and group is None:  # Flux's and Argo CD's inline Helm values
+        helmvalues.upgrade(out, path, obj, targets)
     objects.references(out, path, settings.drop_server_fields, targets)
     if (
         misplaced is None

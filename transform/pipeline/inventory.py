@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from transform.convert import helmrelease, payloads
+from transform.convert import helmrelease, helmvalues, payloads
 from transform.kubevirt import apis, embedding, releases
 from transform.model.findings import Finding, Severity, error
 from transform.model.plain import as_map
@@ -258,6 +258,24 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
         scan.other.append(d)
         if group in ("kubevirt.io", "pool.kubevirt.io"):  # a VMI, VMIRS or pool: the bindings the target refuses
             breaking(_on_target(obj, scan.target))
+    elif kind in ("HelmRelease", "Application"):  # Flux's and Argo CD's inline Helm values, as fix reads them
+        _values(scan, obj, path, d, where, breaking)
+
+
+def _values(scan: Scan, obj: dict[str, Any], path: tuple[Any, ...], d: Doc, where: Any, breaking: Any) -> None:
+    """The KubeVirt objects of a HelmRelease's or Application's inline Helm values, judged as a values file's."""
+    targets = apis.Targets(scan.target, scan.target_cdi)
+    for rel, api_version, kind in helmvalues.values_objects(obj):
+        at = (d.file, d.doc, where(path + rel), d.name, d.namespace)
+
+        def said(found: Iterable[Finding], rel: tuple[Any, ...] = rel) -> None:
+            breaking(f.at(path=rel + f.path) for f in found)
+
+        use = _judge_text({"apiVersion": api_version, "kind": kind}, at, targets, said)
+        if use is not None:
+            use.chart = f"{d.kind} {d.name} values"
+            scan.files.add(d.file)
+            scan.apis.append(use)
 
 
 def _on_target(obj: dict[str, Any], target: tuple[int, int]) -> list[Finding]:
