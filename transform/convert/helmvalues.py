@@ -1,7 +1,8 @@
 """KubeVirt objects in the Helm values of a GitOps release object.
 
-Flux's `HelmRelease` (helm.toolkit.fluxcd.io; helm.fluxcd.io of Flux v1's helm-operator) carries the values of its chart inline in `spec.values`,
-Argo CD's `Application` (argoproj.io) in `spec.source.helm.valuesObject` (and, with several sources, in
+Flux's `HelmRelease` (helm.toolkit.fluxcd.io; helm.fluxcd.io of Flux v1's helm-operator) carries the
+values of its chart inline in `spec.values`, Argo CD's `Application` (argoproj.io) in
+`spec.source.helm.valuesObject` (and, with several sources, in
 `spec.sources[].helm.valuesObject`). Values are data handed to the chart, read as a chart's own
 `values*.yaml` is (transform.convert.helmtemplate, `values=True`): a mapping whose `apiVersion` is a
 literal old version of a KubeVirt/CDI group and whose `kind` beside it is a KubeVirt/CDI kind is an
