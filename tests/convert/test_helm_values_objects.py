@@ -105,7 +105,9 @@ def test_current_values_change_nothing_and_other_kinds_are_left_alone(tmp_path: 
     path.write_text(FLUX_AFTER)
     assert _run("fix", str(path))[0] == 0
     assert path.read_text() == FLUX_AFTER
-    other = FLUX.replace("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease", "apiVersion: v1\nkind: HelmRelease")
+    other = FLUX.replace(
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease", "apiVersion: v1\nkind: HelmRelease"
+    )
     (tmp_path / "hr.yaml").write_text(other)  # not Flux's group: its spec is no Helm values
     assert _run("fix", str(path))[0] == 0 and path.read_text() == other
 
