@@ -33,10 +33,13 @@ def _errors(text: str, index: Index | None = None) -> list[str]:
 def test_the_user_guides_kubevirt_cr_is_refused_in_every_command(tmp_path: pathlib.Path) -> None:
     (tmp_path / "kv.yaml").write_text(KUBEVIRT_CR)
     said = 'kubevirt.io/v1 has no kind Kubevirt: no API server takes this object (`no matches for kind "Kubevirt"'
-    for command, code in (("check", 3), ("validate", 3), ("scan", 1), ("fix", 3)):
-        result = CliRunner().invoke(cli, [command, str(tmp_path)])
+    # fix/check leave it as it is: a problem the input already had, an `input:` warning (an error under --strict);
+    # validate judges the object itself (an error); scan: the API server refuses it, so applying it breaks
+    for command, code in (("check", 0), ("validate", 3), ("scan", 1), ("fix", 0), ("check --strict", 3)):
+        result = CliRunner().invoke(cli, [*command.split(), str(tmp_path)])
         assert result.exit_code == code, (command, result.stdout)
         assert said in result.stdout and "did you mean kind: KubeVirt?" in result.stdout, (command, result.stdout)
+        assert ("input: kubevirt.io/v1" in result.stdout) == command.startswith(("check", "fix")), command
         assert "[input.unknown-kind]" in result.stdout, command
         assert result.stdout.count("has no kind Kubevirt") == 1, (command, result.stdout)  # one fact, once
     assert (tmp_path / "kv.yaml").read_text() == KUBEVIRT_CR  # fix wrote nothing
@@ -60,12 +63,27 @@ def test_the_user_guides_kubevirt_cr_is_refused_in_every_command(tmp_path: pathl
 def test_an_unknown_kind_is_an_error_naming_the_kind_meant(api: str, kind: str, meant: str) -> None:
     text = f"apiVersion: {api}\nkind: {kind}\nmetadata:\n  name: x\nspec: {{}}\n"
     r = upgrade_file("obj.yaml", text.encode(), Settings(), Index())
-    assert r.failed and r.new_text is None
-    errors = [f for f in r.findings if f.severity.value == "error"]
-    assert [f.code for f in errors] == ["input.unknown-kind"], [str(f) for f in r.findings]
-    assert errors[0].message.startswith(f"{api} has no kind {kind}: no API server takes this object")
-    assert errors[0].message.endswith(f"did you mean kind: {meant}?" if meant else "correct its kind")
-    assert errors[0].path == ("kind",)
+    assert not r.failed and r.new_text is None  # left as it is (not upgraded: its kind is unknown)
+    said = [f for f in r.findings if f.code == "input.unknown-kind"]
+    assert [f.severity.value for f in said] == ["warning"], [str(f) for f in r.findings]
+    assert said[0].message.startswith(f"input: {api} has no kind {kind}: no API server takes this object")
+    assert said[0].message.endswith(f"did you mean kind: {meant}?" if meant else "correct its kind")
+    assert said[0].path == ("kind",)
+    strict = upgrade_file("obj.yaml", text.encode(), Settings(strict=True), Index())
+    assert strict.failed and any(
+        f.code == "input.unknown-kind" and f.severity.value == "error" for f in strict.findings
+    )
+
+
+def test_the_files_other_objects_are_still_upgraded(tmp_path: pathlib.Path) -> None:
+    """The unknown kind is the input's problem: it does not stop the upgrade of the VM beside it."""
+    vm = "apiVersion: kubevirt.io/v1alpha3\nkind: VirtualMachine\nmetadata:\n  name: a\nspec:\n  runStrategy: Halted\n"
+    path = tmp_path / "m.yaml"
+    path.write_text(vm + "---\n" + KUBEVIRT_CR)
+    result = CliRunner().invoke(cli, ["fix", str(path)])
+    assert result.exit_code == 1, result.stdout
+    assert path.read_text() == vm.replace("v1alpha3", "v1") + "---\n" + KUBEVIRT_CR
+    assert "has no kind Kubevirt" in result.stdout
 
 
 @pytest.mark.parametrize(

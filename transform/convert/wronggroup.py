@@ -22,7 +22,8 @@ from typing import Any
 
 from transform.convert.outcome import Change, Outcome
 from transform.kubevirt import apis
-from transform.model.findings import Finding, error, warning
+from transform.model.findings import Finding, Severity, error, warning
+from transform.model.policy import Judgement, Stage, verdict
 
 Homes = tuple[dict[str, tuple[str, ...]], dict[str, frozenset[str]]]
 _MEMO: list[tuple[object, Homes]] = []
@@ -202,10 +203,20 @@ def _unknown_finding(m: Unknown, *, target_patch: bool) -> Finding:
     )
 
 
+def fix_finding(m: Wrong, *, target_patch: bool) -> Finding:
+    """What `fix`, `check` and `diff` say of `m`: `finding`, except that an unknown kind, which they leave as it
+    is, is a problem the input already had: carried over as an `input:` warning (an error under --strict),
+    the severity transform.model.policy gives it, so that the file's other objects are still upgraded."""
+    found = finding(m, target_patch=target_patch)
+    if isinstance(m, Unknown) and found.severity is Severity.ERROR:
+        return verdict(Judgement(own=[found]), Stage.INPUT)[0]
+    return found
+
+
 def apply(out: Outcome, path: tuple[Any, ...], m: Wrong, *, target_patch: bool) -> None:
     """Report `m`; where kustomize ignores the document's group/version/kind (a patch applied by
     `target`), write the kind's own group and version (an unknown kind stays as it is)."""
-    out.findings.append(finding(m, target_patch=target_patch))
+    out.findings.append(fix_finding(m, target_patch=target_patch))
     if not target_patch or isinstance(m, Unknown):
         return
     out.set(path + ("apiVersion",), m.new_api)
