@@ -134,3 +134,16 @@ def test_values_files_get_the_object_rule_over_lines() -> None:
     done = helmtemplate.upgrade(text, T19, values=True)
     assert done.text == text.replace("v1alpha3", "v1")
     assert done.upgraded == 1
+
+
+def test_unclosed_mappings_are_said_once_per_document_and_read_once() -> None:
+    """A broken template of thousands of unclosed flow mappings: one warning for the document, and each
+    bracket read once (it took a quadratic time before the readings were shared)."""
+    import time
+
+    text = "".join(f"k{i}: {{apiVersion: kubevirt.io/v1alpha3,\n" for i in range(5000)) + "kind: VirtualMachine\n"
+    began = time.monotonic()
+    done = helmtemplate.upgrade(text + "---\n" + text, T19)
+    assert time.monotonic() - began < 10
+    assert done.text == text + "---\n" + text
+    assert [(f.code, f.line) for f in done.findings] == [("helm.flow-unread", 1), ("helm.flow-unread", 5003)]

@@ -25,41 +25,59 @@ def entries(text: str, start: int) -> list[tuple[str, int, int]] | None:
     return None if found is None else found[0]
 
 
-def entries_over_lines(text: str, start: int) -> tuple[list[tuple[str, int, int]], int, int] | None:
+def entries_over_lines(
+    text: str, start: int, stop: int, closes: dict[int, int | None] | None = None
+) -> tuple[list[tuple[str, int, int]], int, int] | None:
     """`entries` of a flow mapping that may span lines (its entries, the offset of its closing "}", and how
     many entries it has, with or without a key this reader sees: a template action may hide one): line
     breaks are white space, a `#` after white space starts a comment to the end of its line. None when it
-    does not close in `text`, or a template action or quoted scalar does not close."""
-    return _scan(text, start, multiline=True)
+    does not close before `stop` (the end of its document), or a template action or quoted scalar does not.
+    `closes` (offset of a `{` or `[` -> offset of its close, or None) records every bracket the reading
+    passes, so that a nested mapping asked for later is not read again."""
+    return _scan(text, start, multiline=True, stop=stop, closes=closes)
 
 
-def _scan(text: str, start: int, *, multiline: bool) -> tuple[list[tuple[str, int, int]], int, int] | None:
+def _scan(
+    text: str, start: int, *, multiline: bool, stop: int | None = None, closes: dict[int, int | None] | None = None
+) -> tuple[list[tuple[str, int, int]], int, int] | None:
     entries: list[tuple[int, int]] = []
     depth, i, begin = 0, start, start + 1
-    while i < len(text):
+    end = len(text) if stop is None else stop
+    opened: list[int] = []
+
+    def unclosed() -> None:
+        if closes is not None:
+            closes.update(dict.fromkeys(opened))
+
+    while i < end:
         c = text[i]
         if text.startswith("{{", i):
-            close = text.find("}}", i + 2)
+            close = text.find("}}", i + 2, end)
             if close < 0:
+                unclosed()
                 return None
             i = close + 2
             continue
         if c in "\"'":
-            close = text.find(c, i + 1)
+            close = text.find(c, i + 1, end)
             while c == '"' and close > 0 and text[close - 1] == "\\":
-                close = text.find(c, close + 1)
+                close = text.find(c, close + 1, end)
             if close < 0 or (not multiline and "\n" in text[i:close]):
+                unclosed()
                 return None
             i = close + 1
             continue
         if multiline and c == "#" and text[i - 1 : i] in (" ", "\t", "\n", "\r"):
-            end = text.find("\n", i)
-            i = len(text) if end < 0 else end
+            eol = text.find("\n", i, end)
+            i = end if eol < 0 else eol
             continue
         if c in "{[":
             depth += 1
+            opened.append(i)
         elif c in "}]":
             depth -= 1
+            if closes is not None and opened:
+                closes[opened.pop()] = i
             if depth == 0:
                 entries.append((begin, i))
                 break
@@ -68,6 +86,7 @@ def _scan(text: str, start: int, *, multiline: bool) -> tuple[list[tuple[str, in
             begin = i + 1
         i += 1
     else:
+        unclosed()
         return None
     out = []
     for a, b in entries:

@@ -18,6 +18,9 @@ names a KubeVirt apiVersion is never skipped silently: `helm.flow-unread`, namin
 
 from __future__ import annotations
 
+import bisect
+import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from transform.convert import apiversion, helmflow
@@ -29,11 +32,61 @@ Edits = dict[int, tuple[int, int, str]]
 _WHITE = " \t\r\n"
 
 
+@dataclass(frozen=True)
+class Source:
+    """A chart file's text and the offset of each line's start (built once per file)."""
+
+    text: str
+    starts: tuple[int, ...]
+    api: tuple[int, ...] = ()  # the offsets of every `apiVersion` in the text
+
+    @classmethod
+    def of(cls, raw: list[str]) -> Source:
+        starts, at = [], 0
+        for line in raw:
+            starts.append(at)
+            at += len(line) + 1
+        text = "\n".join(raw)
+        return cls(text, tuple(starts), tuple(m.start() for m in re.finditer("apiVersion", text)))
+
+    def names_api(self, begin: int, end: int) -> bool:
+        """Does `apiVersion` occur in text[begin:end]? (A look-up, not a scan: a document of many flow
+        mappings over lines asks it once per mapping.)"""
+        i = bisect.bisect_left(self.api, begin)
+        return i < len(self.api) and self.api[i] + len("apiVersion") <= end
+
+    def at(self, offset: int) -> tuple[int, int]:
+        """(0-based line, 0-based column) of `offset`."""
+        line = bisect.bisect_right(self.starts, offset) - 1
+        return line, offset - self.starts[line]
+
+
+@dataclass
+class Flows:
+    """One file's flow mappings over lines: its `Source`, built on first use; where each `{`/`[` read so far
+    closes (None: not in its document), so that a nested mapping is never read twice; and the documents (by
+    the offset of their end) already said to hold one that does not close (said once per document)."""
+
+    raw: list[str]
+    src: Source | None = None
+    closes: dict[int, int | None] = field(default_factory=dict)
+    unclosed: set[int] = field(default_factory=set)
+
+
 def flow_mapping(
-    out: Result, edits: Edits, raw: list[str], ln: Line, targets: apis.Targets, values: bool, whole: bool
+    out: Result,
+    edits: Edits,
+    flows: Flows,
+    ln: Line,
+    end_line: int,
+    targets: apis.Targets,
+    values: bool,
+    whole: bool,
 ) -> set[int]:
-    """Upgrade the flow mapping opening on `ln` (if any); the numbers of the lines whose apiVersion and kind it
-    read (the caller reads them no more). `whole`: the mapping is the document's own object."""
+    """Upgrade the flow mapping opening on `ln` (if any) of the document that ends before line `end_line`; the
+    numbers of the lines whose apiVersion and kind it read (the caller reads them no more). `whole`: the
+    mapping is the document's own object."""
+    raw = flows.raw
     text = raw[ln.number].rstrip("\r")
     start = ln.value_at + len(ln.value) - len(ln.value.lstrip(" \t")) if ln.key is not None else ln.key_col
     if not text.startswith("{", start) or text.startswith("{{", start):
@@ -42,30 +95,28 @@ def flow_mapping(
     if one is not None:
         if "apiVersion" not in text:
             return set()
-        return _mapping(out, edits, raw, ln, text, one, targets, values, whole, len(one))
-    blob = "\n".join(raw[ln.number : _document_end(raw, ln.number)])
-    if "apiVersion" not in blob:
+        line = Source(text, (0,))
+        return _mapping(out, edits, raw, ln, line, ln.number, one, targets, values, whole, len(one))
+    if flows.src is None:
+        flows.src = Source.of(raw)
+    src = flows.src
+    begin = src.starts[ln.number] + start
+    end = src.starts[end_line] - 1 if end_line < len(src.starts) else len(src.text)
+    # a nested mapping an earlier reading passed: read to where it closes (None: it does not)
+    known = flows.closes[begin] if begin in flows.closes else end
+    stop = end if known is None else min(known + 1, end)
+    if not src.names_api(begin, stop):
         return set()
-    found = helmflow.entries_over_lines(blob, start)
+    found = None if known is None else helmflow.entries_over_lines(src.text, begin, stop, flows.closes)
     if found is None:
-        _unread(out, ln, blob, "it does not close, or a template action splits it")
+        if end not in flows.unclosed:
+            flows.unclosed.add(end)
+            _unread(out, ln, src.text[begin:stop], "it does not close, or a template action splits it")
         return set()
     entries, close, written = found
-    if "apiVersion" not in blob[start:close]:
+    if not src.names_api(begin, close):
         return set()
-    return _mapping(out, edits, raw, ln, blob[: close + 1], entries, targets, values, whole, written)
-
-
-def _document_end(raw: list[str], number: int) -> int:
-    for n in range(number + 1, len(raw)):
-        if raw[n].startswith("---") and raw[n][3:4] in ("", " ", "\t", "\r"):
-            return n
-    return len(raw)
-
-
-def _at(blob: str, number: int, offset: int) -> tuple[int, int]:
-    """(0-based line, 0-based column) of `offset` in `blob`, whose first line is line `number`."""
-    return number + blob.count("\n", 0, offset), offset - (blob.rfind("\n", 0, offset) + 1)
+    return _mapping(out, edits, raw, ln, src, 0, entries, targets, values, whole, written)
 
 
 def _value(blob: str, a: int, b: int) -> tuple[str, int] | None:
@@ -81,29 +132,35 @@ def _mapping(
     edits: Edits,
     raw: list[str],
     ln: Line,
-    blob: str,
+    src: Source,
+    first: int,
     entries: list[tuple[str, int, int]],
     targets: apis.Targets,
     values: bool,
     whole: bool,
     written: int,
 ) -> set[int]:
-    number = ln.number
     spans = {key: (a, b) for key, a, b in entries}
+
+    def pos(offset: int) -> tuple[int, int]:
+        line, col = src.at(offset)
+        return first + line, col
+
+    mapping = src.text[min((a for _, a, _ in entries), default=0) : max((b for _, _, b in entries), default=0)]
     # the lines of its own apiVersion and kind keys: read here, not again as block lines
-    claimed = {_at(blob, number, spans[k][0] - 1)[0] for k in ("apiVersion", "kind") if k in spans}
+    claimed = {pos(spans[k][0] - 1)[0] for k in ("apiVersion", "kind") if k in spans}
     if "apiVersion" not in spans or "kind" not in spans:
         if len(entries) < written:  # an entry whose key a template action hides (`{{- if }}` before `kind:`)
-            _unread(out, ln, blob, "a template action splits an entry")
+            _unread(out, ln, mapping, "a template action splits an entry")
         return claimed
-    kind_text, api_text = _value(blob, *spans["kind"]), _value(blob, *spans["apiVersion"])
+    kind_text, api_text = _value(src.text, *spans["kind"]), _value(src.text, *spans["apiVersion"])
     kind = literal(kind_text[0]) if kind_text is not None else None
     if kind is None or kind[0] not in KINDS or kind_text is None:
         return claimed
     if api_text is None:
-        _unread(out, ln, blob, "its apiVersion spans lines")
+        _unread(out, ln, mapping, "its apiVersion spans lines")
         return claimed
-    line, col = _at(blob, number, api_text[1])
+    line, col = pos(api_text[1])
     where: dict[str, Any] = {"line": line + 1, "column": col + 1}
     lit = literal(api_text[0])
     if lit is None:
@@ -135,7 +192,7 @@ def _mapping(
         changes.append((kind_text[1] + kind[1], kind_text[1] + kind[2], new_kind))
     by_line: dict[int, list[tuple[int, int, str]]] = {}
     for x, y, repl in changes:
-        n, c = _at(blob, number, x)
+        n, c = pos(x)
         by_line.setdefault(n, []).append((c, c + (y - x), repl))
     for n, cuts in by_line.items():
         text = raw[n].rstrip("\r")

@@ -102,6 +102,7 @@ def upgrade(text: str, targets: apis.Targets, *, values: bool = False) -> Result
     out = Result(text)
     edits: dict[int, tuple[int, int, str]] = {}
     bounds = [i for i, ln in enumerate(lines) if ln.boundary]
+    flows = helmflowmaps.Flows(raw)
     for lo, hi in zip([-1, *bounds], [*bounds, len(lines)], strict=True):
         doc = range(lo + 1, hi)
         if not doc:
@@ -113,6 +114,7 @@ def upgrade(text: str, targets: apis.Targets, *, values: bool = False) -> Result
             _revision_note(out, raw, lines[lo + 1], lines[hi - 1], kinds[0])
             continue
         claimed: set[int] = set()  # lines a flow mapping over several lines has read
+        end_line = lines[hi].number if hi < len(lines) else len(raw)
         for i in doc:
             ln = lines[i]
             if ln.number in claimed:
@@ -121,7 +123,7 @@ def upgrade(text: str, targets: apis.Targets, *, values: bool = False) -> Result
                 _api_version(out, edits, lines, i, top, targets, values)
             else:
                 whole = ln.key is None and not ln.dash and ln.first == top
-                claimed |= helmflowmaps.flow_mapping(out, edits, raw, ln, targets, values, whole)
+                claimed |= helmflowmaps.flow_mapping(out, edits, flows, ln, end_line, targets, values, whole)
     if edits:
         for n, (a, b, new) in edits.items():
             raw[n] = raw[n][:a] + new + raw[n][b:]
