@@ -267,8 +267,12 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
         out.findings.append(_payload_not_served(obj, settings.target))
         return
     current: list[Finding] = []
+    # a rename must rewrite every reference in the same run: one in a file outside it (--context) keeps the name
+    outside = index.outside_run(name, ns) if settings.rename and name in index.renames else []
     try:
-        up = revisions.upgrade_revision(obj, rename=settings.rename, hints=index.hints(name, ns), current=current)
+        up = revisions.upgrade_revision(
+            obj, rename=settings.rename and not outside, hints=index.hints(name, ns), current=current
+        )
     except revisions.RevisionError as exc:
         out.findings.append(error(exc.code, exc.message, exc.path))
         return
@@ -290,6 +294,8 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
     out.findings.append(
         info("upgraded", f"upgraded ControllerRevision ({up.fmt} payload) to {revisions.latest_version()}", ("data",))
     )
+    if outside:
+        out.findings.append(_kept_name(name, outside))
     renames = [(ns, up.old_name, up.new_name)] if up.new_name != up.old_name else []
     clash = index.collision(ns, up.new_name) if renames else ""
     if clash:
@@ -313,6 +319,17 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
             renames=renames,
             verify=Stage.PAYLOAD,
         )
+    )
+
+
+def _kept_name(name: str, files: list[str]) -> Finding:
+    return warning(
+        "reference.outside-run",
+        f"upgraded, keeping the name {name}: {', '.join(files)} references it and is read for the index only "
+        "(--context), not upgraded in this run, so --rename cannot rewrite its reference; to rename the revision "
+        "and every reference together, restore this file and run `instancetype-upgrade fix --rename` on the whole "
+        "tree (an upgraded revision is not renamed again)",
+        ("metadata", "name"),
     )
 
 
