@@ -232,8 +232,8 @@ def _input_findings(
         for i, f in enumerate(part):
             if f.severity is Severity.ERROR and f.code == "schema.required" and not partial:
                 part[i] = f.at(
-                    message=f"{f.message} (a partial object such as a kustomize patch? list it in a "
-                    "kustomization among the inputs to have it judged as one)"
+                    message=f"{f.message} (a partial object such as a kustomize patch? pass the "
+                    "kustomization that lists it, as an input or under --context, to have it judged as one)"
                 )
     return verdict(judged, Stage.INPUT), carried
 
