@@ -101,11 +101,85 @@ def test_a_template_named_alone_is_a_template(chart: pathlib.Path) -> None:
     assert "-apiVersion: kubevirt.io/v1alpha3\n+apiVersion: kubevirt.io/v1\n" in out
 
 
-def test_without_chart_yaml_a_template_keeps_the_error_and_hint(chart: pathlib.Path) -> None:
+def test_without_chart_yaml_a_template_is_still_read_as_a_template(chart: pathlib.Path) -> None:
+    """A template no chart holds (Ansible's Jinja, a chart copied without Chart.yaml) is not refused as YAML:
+    read as a chart's template is, said once (it was an input.yaml error, exit 3, that no edit could end)."""
     (chart / "Chart.yaml").unlink()
-    code, out, _ = cli("check", str(chart / "templates" / "vm.yaml"))
-    assert code == 3
-    assert "looks like a Helm or Jinja template" in out
+    vm = chart / "templates" / "vm.yaml"
+    code, out, _ = cli("check", str(vm))
+    assert code == 1, out
+    assert "input.template" in out and "core.upgraded" in out and "input.yaml" not in out
+    code, out, _ = cli("fix", str(vm))
+    assert code == 1, out
+    assert vm.read_text() == VM_TEMPLATE.replace("kubevirt.io/v1alpha3", "kubevirt.io/v1")
+    assert cli("check", str(vm))[0] == 0
+    assert cli("validate", str(vm))[0] == 0
+
+
+JINJA = """\
+{% set version = "0.11.3" %}
+apiVersion: template.openshift.io/v1
+kind: Template
+metadata:
+  name: win10-{{ item.workload }}-v{{ version }}
+objects:
+- apiVersion: kubevirt.io/v1alpha3
+  kind: VirtualMachine
+  metadata:
+    name: ${NAME}
+"""
+
+
+TEKTON = """\
+apiVersion: tekton.dev/v1
+kind: Task
+metadata:
+  name: {{ task_name }}
+spec:
+  steps:
+  - script: |
+      apiVersion: kubevirt.io/v1alpha3
+"""
+OTHER_TEMPLATE = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ name }}\n---\n"
+YAML_VM = "apiVersion: kubevirt.io/v1alpha3\nkind: VirtualMachine\nmetadata:\n  name: vm\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "after", "code"),
+    [
+        # Ansible's Jinja (kubevirt/common-templates): a template, its literal apiVersion line upgraded
+        (JINJA, JINJA.replace("kubevirt.io/v1alpha3", "kubevirt.io/v1"), 1),
+        # a marker inside a quoted string: YAML, read as YAML (the object's document is upgraded)
+        (
+            'apiVersion: kubevirt.io/v1alpha3\nkind: VirtualMachine\nmetadata:\n  name: "{{ x }}"\n',
+            'apiVersion: kubevirt.io/v1\nkind: VirtualMachine\nmetadata:\n  name: "{{ x }}"\n',
+            None,
+        ),
+        # Tekton's task templates: `{{ x }}` unquoted parses as a mapping key, which no object can hold
+        # (was an input.yaml error, exit 3); a block scalar's lines are text, never upgraded
+        (TEKTON, TEKTON, 0),
+        # a template document with no KubeVirt marker beside a YAML one: the engine never parses it
+        (OTHER_TEMPLATE + YAML_VM, OTHER_TEMPLATE + YAML_VM.replace("v1alpha3", "v1"), None),
+        # broken YAML without a marker: still an error, never a template
+        ("apiVersion: kubevirt.io/v1alpha3\nkind: VirtualMachine\nmetadata: [\n", None, 3),
+    ],
+)
+def test_a_file_outside_a_chart_is_a_template_only_when_its_markers_break_yaml(
+    tmp_path: pathlib.Path, text: str, after: str | None, code: int | None
+) -> None:
+    f = tmp_path / "vm.tpl.yaml"
+    f.write_text(text)
+    got, out, _ = cli("fix", str(f))
+    assert ("input.template" in out) == (text in (JINJA, TEKTON)), out
+    if code is not None:
+        assert got == code, out
+    assert f.read_text() == (after if after is not None else text)
+
+
+def test_stdin_template_is_read_as_a_template() -> None:
+    r = CliRunner().invoke(main_module.cli, ["fix", "-"], input=JINJA)
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout == JINJA.replace("kubevirt.io/v1alpha3", "kubevirt.io/v1")
 
 
 def test_validate_does_not_judge_templates(chart: pathlib.Path) -> None:

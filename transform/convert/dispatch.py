@@ -28,19 +28,40 @@ def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str 
     if not isinstance(value, dict):
         if isinstance(value, list) and file in index.patch_files:  # a JSON6902 patch file
             kustomize.json6902_file(out, value, apis.Targets(settings.target, settings.target_cdi))
-        elif value is not None:
-            out.findings.append(
-                error(
-                    "input.not-an-object",
-                    f"document is a {type(value).__name__}, not a Kubernetes object (if this file is not a "
-                    "manifest, e.g. an Ansible playbook, leave it out with --exclude)",
-                )
-            )
+        elif (problem := not_an_object(value)) is not None:
+            out.findings.append(problem)
         return out
     file = own_file(value, file)  # a ResourceList's item (or, read whole, its items): their own files
     for path, obj in embedding.walk(value):
         _visit(out, path, obj, settings, index, own_file(obj, file) if path[:1] == ("items",) else file)
     return out
+
+
+def not_an_object(value: Any) -> Finding | None:
+    """The error of a document that is a list or a scalar, when it names a KubeVirt or CDI apiVersion (a
+    bare list of objects, which no tool applies, or an old version where no object holds it); None for any
+    other (a list of settings such as HCO's dataImportCronTemplates, whose annotation keys hold a needle:
+    no manifest, passed over as a mapping without `kind` is)."""
+    if value is None or not _names_an_api(value):
+        return None
+    return error(
+        "input.not-an-object",
+        f"document is a {type(value).__name__}, not a Kubernetes object (if this file is not a manifest, e.g. "
+        "an Ansible playbook, leave it out with --exclude)",
+    )
+
+
+def _names_an_api(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+        elif apis.group_of(v) is not None:
+            return True
+    return False
 
 
 def preload(settings: Settings) -> None:

@@ -152,7 +152,7 @@ def iter_inputs(
             except OSError as exc:
                 errors.append(error("input.unreadable", f"cannot read: {_reason(exc)}", file=entry.display))
                 continue
-            yield Item(entry.display, data, entry, None, *charts.role(entry.path))
+            yield Item(entry.display, data, entry, None, *charts.role_of(entry.path, data))
 
 
 def _members(path: str, errors: list[Finding], settings: Settings) -> Iterator[Item]:

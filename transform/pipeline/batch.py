@@ -87,10 +87,14 @@ def read_sources(paths: list[str], settings: Settings, run: RunResult, found: li
     if paths == ["-"]:
         run.files_seen = 1
         try:
-            return [Item("<stdin>", read_stream(sys.stdin.buffer, limit))]
+            data = read_stream(sys.stdin.buffer, limit)
         except InputError as exc:
             run.findings.append(error("input.refused", f"stdin: {exc}"))
             return []
+        # lazy: start-up: chart roles are asked only of candidates (a run with none never imports it)
+        from transform.pipeline import charts
+
+        return [Item("<stdin>", data, None, None, *charts.role_of("", data))]
     items = read_inputs(_noted(discover(paths, settings.include, settings.exclude), found), run, limit)
     if not run.files_seen and not run.findings:
         run.findings.append(
@@ -170,7 +174,7 @@ def read_inputs(
         # lazy: start-up: chart roles are asked only of candidates (a run with none never imports it)
         from transform.pipeline import charts
 
-        items.append(Item(entry.display, data, entry, None, *charts.role(entry.path), pin=pin))
+        items.append(Item(entry.display, data, entry, None, *charts.role_of(entry.path, data), pin=pin))
     return items
 
 

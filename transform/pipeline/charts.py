@@ -9,11 +9,13 @@ import os
 
 from transform.convert import helmignores, helmtemplate
 from transform.kubevirt import apis
+from transform.model.findings import info
 from transform.model.settings import Settings
 from transform.pipeline.parts import Part
 from transform.yamltext import textio
 
 TEMPLATE, VALUES = "template", "values"
+LOOSE = "template without chart"  # a template outside any chart (`role_of`): read as TEMPLATE is
 
 
 @functools.lru_cache(maxsize=4096)
@@ -40,6 +42,44 @@ def role(path: str) -> tuple[str, str]:
         chart, below = parent, chart
 
 
+_LOOSE_NOTE = (
+    "not YAML, but a template ({{ }} or {% %}; no Chart.yaml above it): read as a Helm chart's template is, "
+    "only its literal apiVersion lines are upgraded and nothing in it is validated"
+)
+_MARKERS = (b"{{", b"{%")
+
+
+def role_of(path: str, data: bytes) -> tuple[str, str]:
+    """`role`, and for a file outside a chart: TEMPLATE (chart "") when a document that holds a template
+    marker (`{{ }}`, `{% %}`: Go or Jinja, as Ansible renders OpenShift templates) and a KubeVirt
+    marker (one the engine would parse) does not read as YAML.
+    Such a file is a template that Helm may never render: its literal apiVersion lines are upgraded
+    as a chart's templates' are, and nothing refuses it as YAML. A file without a marker costs a scan."""
+    found = role(path)
+    if found[0] or not any(m in data for m in _MARKERS):
+        return found
+    return (LOOSE, "") if _template_text(data) else ("", "")
+
+
+def _template_text(data: bytes) -> bool:
+    # lazy: start-up: the parser only for a file that holds a template marker
+    from transform.yamltext import nodes
+
+    try:
+        text = textio.decode(data).text
+    except textio.ReadError:
+        return False
+    for chunk in textio.split_documents(text):
+        body = text[chunk.start : chunk.end]
+        if ("{{" not in body and "{%" not in body) or not textio.holds(body, textio.NEEDLES_STR):
+            continue  # a document the engine never parses (no KubeVirt marker) cannot make the file a template
+        try:
+            nodes.parse(body)  # what the engine reads: a `{{ x }}` key parses, then is refused as a mapping key
+        except nodes.ParseError:
+            return True
+    return False
+
+
 def chart_file(name: str, source: textio.Source, settings: Settings, role: str) -> Part:
     """A chart's template or values file: its literal apiVersion lines, as text (`helmtemplate`)."""
     part = Part()
@@ -47,6 +87,8 @@ def chart_file(name: str, source: textio.Source, settings: Settings, role: str) 
     found = done.findings
     if settings.inline_ignores:
         found = helmignores.apply(source.text, found)[0]  # the YAML reader of directives cannot read a template
+    if role == LOOSE:
+        found.insert(0, info("input.template", _LOOSE_NOTE))
     part.findings += [f.at(file=name) for f in found]
     if done.text != source.text:
         part.pieces.append((0, len(source.text), done.text))

@@ -184,7 +184,7 @@ def _chart_file(scan: Scan, name: str, text: str, role: str, chart: str) -> None
 
     targets = apis.Targets(scan.target, scan.target_cdi)
     done = helmtemplate.upgrade(text, targets, values=role == "values")
-    label = "chart " + os.path.basename(chart)
+    label = "chart " + os.path.basename(chart) if chart else "template"
     for line, api_version, kind in done.uses:
         obj = {"apiVersion": api_version, "kind": kind}
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from transform.convert import apiversion, payloads, wronggroup
+from transform.convert.dispatch import not_an_object
 from transform.kubevirt import apis, embedding
 from transform.model.findings import Finding, Severity, error, warning
 from transform.model.plain import as_map
@@ -94,16 +95,9 @@ def validate_items(items: list[Item], settings: Settings, run: RunResult, contex
                 continue
             locate = locator(item.name, pd, pd.line0)
             result.findings += duplicate_keys(pd, settings, locate)
-            if pd.doc.value is not None and not isinstance(pd.doc.value, dict):
-                result.findings.append(
-                    locate(
-                        error(
-                            "input.not-an-object",
-                            f"document is a {type(pd.doc.value).__name__}, not a Kubernetes object (if this file "
-                            "is not a manifest, leave it out with --exclude)",
-                        )
-                    )
-                )
+            if not isinstance(pd.doc.value, dict):
+                if (problem := not_an_object(pd.doc.value)) is not None:
+                    result.findings.append(locate(problem))
                 continue
             for path, obj in embedding.walk(pd.doc.value):
                 ref = "/".join(
