@@ -212,3 +212,21 @@ def test_context_in_help_of_every_file_command() -> None:
     for command in ("fix", "check", "diff", "validate"):
         code, out = run(command, "--help")
         assert code == 0 and "--context PATH" in out, command
+
+
+def test_the_context_parses_only_what_the_inputs_need(tree: Path) -> None:
+    """Kustomizations for any input (it may be a patch); VM references only for an input that holds a
+    revision (its kind; whether --rename may rename it)."""
+    from transform.model.settings import Settings
+    from transform.pipeline.batch import Item, read_context
+
+    (tree / "kustomization.yaml").write_text("resources:\n- z-vm.yaml\n")
+    (tree / "old-type.yaml").write_text(OLD_TYPE)
+    settings = Settings()
+    for named, wanted in (
+        ("old-type.yaml", {"kustomization.yaml"}),
+        ("a-cr.yaml", {"kustomization.yaml", "z-vm.yaml"}),
+    ):
+        item = Item(named, (tree / named).read_bytes())
+        got = {i.name for i in read_context((".",), settings, [named], [item])}
+        assert got == wanted, (named, got)

@@ -24,7 +24,7 @@ def run(command: str, paths: list[str], c: Settings) -> int:
     found: list[str] = []  # every file read, candidate or not (--output-file must be none of them)
     items = read_sources(paths, c, result, found)
     # --context: read only when some input is a candidate (a pre-commit run with nothing relevant reads no more)
-    context = read_context(c.context, c, found) if items and c.context else []
+    context = read_context(c.context, c, found, items) if items and c.context else []
     out_names = _output_names(items, c.output_dir) if c.output_dir else {}
     if c.output_file and not stdin:
         # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules

@@ -110,13 +110,26 @@ def read_sources(paths: list[str], settings: Settings, run: RunResult, found: li
     return items
 
 
-def read_context(paths: tuple[str, ...], settings: Settings, named: Iterable[str]) -> list[Item]:
+def context_needles(items: list[Item], settings: Settings) -> tuple[str, ...]:
+    """The index needles worth reading in the context for these inputs: kustomizations always (any object
+    may be a patch); VM references (and with --rename revisions) only for an input with a revision (its
+    kind, whether it may be renamed); everything for an input with a Helm release record."""
+    wanted = index_needles(settings)
+    if any(textio.holds_bytes(i.data, (textio.HELM_NEEDLE,)) for i in items):
+        return wanted
+    if any(textio.holds_bytes(i.data, ("ControllerRevision",)) for i in items):
+        return tuple(n for n in wanted if n != textio.HELM_NEEDLE)
+    return ("Kustomization", "Component")
+
+
+def read_context(paths: tuple[str, ...], settings: Settings, named: Iterable[str], inputs: list[Item]) -> list[Item]:
     """--context: the files under `paths` that the index would read of them as inputs (same discovery,
-    --include/--exclude, size limit and needles), for the index only: never upgraded, reported or
-    written. `named`: the paths of the run's own inputs, not read again (by real path). A file that
-    cannot be read is left out without a word: it is no input of this run."""
+    --include/--exclude, size limit and needles: those the `inputs` need), for the index only:
+    never upgraded, reported or written. `named`: the paths of the run's own inputs, not read again (by
+    real path). A file that cannot be read is left out without a word: it is no input of this run."""
     limit = file_limit(settings.max_document_bytes)
     skip = {os.path.realpath(p) for p in named}
+    needles = context_needles(inputs, settings)
     items: list[Item] = []
     for entry in discover(list(paths), settings.include, settings.exclude):
         if isinstance(entry, Skipped) or os.path.realpath(entry.path) in skip:
@@ -125,15 +138,15 @@ def read_context(paths: tuple[str, ...], settings: Settings, named: Iterable[str
             data = read_file(entry.path, limit)
         except (InputError, OSError):
             continue
-        item = Item(entry.display, data, entry)
         if not (textio.is_candidate(data) or is_kustomization_file(entry.display)):
             continue
-        if not reads_for_index(item, settings):
+        if not (is_kustomization_file(entry.display) or textio.holds_bytes(data, needles)):
             continue
         # lazy: start-up: chart roles are asked only of candidates (a run with none never imports it)
         from transform.pipeline import charts
 
-        if not charts.role(entry.path)[0]:  # a chart's templates and values are text, not objects
+        item = Item(entry.display, data, entry, None, *charts.role_of(entry.path, data))
+        if reads_for_index(item, settings):  # not a chart's templates and values: text, not objects
             items.append(item)
     return items
 
