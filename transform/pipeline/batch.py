@@ -129,10 +129,13 @@ def read_context(paths: tuple[str, ...], settings: Settings, named: Iterable[str
     real path). A file that cannot be read is left out without a word: it is no input of this run."""
     limit = file_limit(settings.max_document_bytes)
     skip = {os.path.realpath(p) for p in named}
+    names = {os.path.basename(p) for p in skip}  # realpath only for these: it costs a stat per directory
     needles = context_needles(inputs, settings)
     items: list[Item] = []
     for entry in discover(list(paths), settings.include, settings.exclude):
-        if isinstance(entry, Skipped) or os.path.realpath(entry.path) in skip:
+        if isinstance(entry, Skipped):
+            continue
+        if os.path.basename(entry.path) in names and os.path.realpath(entry.path) in skip:
             continue
         try:
             data = read_file(entry.path, limit)
