@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from transform import convert
 from transform.convert import apiversion, flavor, kustomize, modernize, objects, payloads, revisions, wronggroup
-from transform.convert.index import REF_PATHS, Index, is_kustomization_kind, namespace_of, own_file
+from transform.convert.index import REF_PATHS, Index, is_kustomization_kind, kept_name, namespace_of, own_file
 from transform.convert.kustomize import is_kustomization_file
 from transform.convert.outcome import Change, Outcome, object_ref
 from transform.kubevirt import apis, embedding, gojson, releases
@@ -316,7 +316,7 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
         info("upgraded", f"upgraded ControllerRevision ({up.fmt} payload) to {revisions.latest_version()}", ("data",))
     )
     if outside:
-        out.findings.append(_kept_name(name, outside))
+        out.findings.append(kept_name(name, outside))
     renames = [(ns, up.old_name, up.new_name)] if up.new_name != up.old_name else []
     clash = index.collision(ns, up.new_name) if renames else ""
     if clash:
@@ -340,17 +340,6 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
             renames=renames,
             verify=Stage.PAYLOAD,
         )
-    )
-
-
-def _kept_name(name: str, files: list[str]) -> Finding:
-    return warning(
-        "reference.outside-run",
-        f"upgraded, keeping the name {name}: {', '.join(files)} references it and is read for the index only "
-        "(--context), not upgraded in this run, so --rename cannot rewrite its reference; to rename the revision "
-        "and every reference together, restore this file and run `instancetype-upgrade fix --rename` on the whole "
-        "tree (an upgraded revision is not renamed again)",
-        ("metadata", "name"),
     )
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from transform.convert import helmrelease, payloads, revisions
 from transform.convert.kustomize import is_kustomization_file
+from transform.model.findings import Finding, warning
 from transform.model.plain import get as _get
 
 Hints = revisions.Hints
@@ -235,6 +236,18 @@ class Index:
 
     def referenced(self, name: str) -> bool:
         return name in self.refs
+
+
+def kept_name(name: str, files: list[str]) -> Finding:
+    """The warning of a revision --rename leaves as it is named: `files`, outside the run, reference it."""
+    return warning(
+        "reference.outside-run",
+        f"upgraded, keeping the name {name}: {', '.join(files)} references it and is read for the index only "
+        "(--context), not upgraded in this run, so --rename cannot rewrite its reference; to rename the revision "
+        "and every reference together, restore this file and run `instancetype-upgrade fix --rename` on the whole "
+        "tree (an upgraded revision is not renamed again)",
+        ("metadata", "name"),
+    )
 
 
 def _list(value: Any) -> list[Any]:
