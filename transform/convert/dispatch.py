@@ -6,18 +6,9 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from transform import convert
-from transform.convert import (
-    apiversion,
-    flavor,
-    helmvalues,
-    kustomize,
-    modernize,
-    objects,
-    payloads,
-    revisions,
-    wronggroup,
-)
-from transform.convert.index import REF_PATHS, Index, is_kustomization_kind, namespace_of, own_file
+from transform.convert import apiversion, flavor, kustomize, modernize, objects, payloads, revisions, wronggroup
+from transform.convert.helmvalues import upgrade as helm_values
+from transform.convert.index import REF_PATHS, Index, is_kustomization_kind, kept_name, namespace_of, own_file
 from transform.convert.kustomize import is_kustomization_file
 from transform.convert.outcome import Change, Outcome, object_ref
 from transform.kubevirt import apis, embedding, gojson, releases
@@ -134,7 +125,7 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
     elif kind == "VirtualMachinePool" and group == "pool.kubevirt.io":
         objects.pool_extras(out, path, targets)
     elif kind in ("HelmRelease", "Application") and group is None:  # Flux's and Argo CD's inline Helm values
-        helmvalues.upgrade(out, path, obj, targets)
+        helm_values(out, path, obj, targets)
     objects.references(out, path, settings.drop_server_fields, targets)
     if (
         misplaced is None
@@ -261,23 +252,14 @@ def _input_findings(
     fields); it is refused only for a problem it introduces."""
     judged = _judge(obj, settings, partial)
     carried = set(_carried(judged))
-    hint = not partial and _patch_shaped(obj)
     for part in (judged.own, judged.payload):
         for i, f in enumerate(part):
-            if f.severity is Severity.ERROR and f.code == "schema.required" and hint:
+            if f.severity is Severity.ERROR and f.code == "schema.required" and objects.patch_shaped(obj, partial):
                 part[i] = f.at(
-                    message=f"{f.message} (a partial object such as a kustomize patch? list it in a "
-                    "kustomization among the inputs to have it judged as one)"
+                    message=f"{f.message} (a partial object such as a kustomize patch? pass the "
+                    "kustomization that lists it, as an input or under --context, to have it judged as one)"
                 )
     return verdict(judged, Stage.INPUT), carried
-
-
-def _patch_shaped(obj: dict[str, Any]) -> bool:
-    """Does the object set fields of its own (beyond apiVersion, kind, metadata and status), as a patch does?
-    A placeholder (a kustomize resource or a values stub with only apiVersion, kind and a name, or an empty
-    `spec`) sets none: the hint that it may be a patch would mislead."""
-    meta = ("apiVersion", "kind", "metadata", "status")
-    return any(key not in meta and value not in (None, {}, [], "") for key, value in obj.items())
 
 
 def _carried(judged: Judgement) -> frozenset[tuple[str, Path]]:
@@ -309,8 +291,12 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
         out.findings.append(_payload_not_served(obj, settings.target))
         return
     current: list[Finding] = []
+    # a rename must rewrite every reference in the same run: one in a file outside it (--context) keeps the name
+    outside = index.outside_run(name, ns) if settings.rename and name in index.renames else []
     try:
-        up = revisions.upgrade_revision(obj, rename=settings.rename, hints=index.hints(name, ns), current=current)
+        up = revisions.upgrade_revision(
+            obj, rename=settings.rename and not outside, hints=index.hints(name, ns), current=current
+        )
     except revisions.RevisionError as exc:
         out.findings.append(error(exc.code, exc.message, exc.path))
         return
@@ -332,6 +318,8 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
     out.findings.append(
         info("upgraded", f"upgraded ControllerRevision ({up.fmt} payload) to {revisions.latest_version()}", ("data",))
     )
+    if outside:
+        out.findings.append(kept_name(name, outside))
     renames = [(ns, up.old_name, up.new_name)] if up.new_name != up.old_name else []
     clash = index.collision(ns, up.new_name) if renames else ""
     if clash:

@@ -11,6 +11,7 @@ from typing import Any
 
 from transform.convert import helmrelease, payloads, revisions
 from transform.convert.kustomize import is_kustomization_file
+from transform.model.findings import Finding, warning
 from transform.model.plain import get as _get
 
 Hints = revisions.Hints
@@ -53,31 +54,39 @@ class Index:
     helm_deployed: dict[tuple[str, str], int] = field(default_factory=dict)  # (ns, release) -> latest deployed
     # (ns, VM name, family, revision, path) of every VirtualMachine's revision reference (not a snapshot's)
     vm_refs: list[tuple[str, str, str, str, str]] = field(default_factory=list)
+    # references read from files outside the run (--context): revision -> [(ns, file)]; such a revision
+    # keeps its name (renaming it would leave that file's reference dangling)
+    outside_refs: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
-    def add_document(self, doc: Any, *, rename: bool, base: str = "", name: str = "", where: str = "") -> bool:
+    def add_document(
+        self, doc: Any, *, rename: bool, base: str = "", name: str = "", where: str = "", outside: str = ""
+    ) -> bool:
         """Index one document. `name`/`where`: the file's display name and absolute path, when it
-        is a file (kustomization resources are resolved against it). Returns whether the path was
-        used: if not, the same document indexed again, under any path, adds nothing new."""
+        is a file (kustomization resources are resolved against it). `outside`: the display name of a
+        file read for the index only (--context): its revisions are never renamed, its references keep
+        the revisions they name from being renamed. Returns whether the path was used: if not, the same
+        document indexed again, under any path, adds nothing new."""
         if not isinstance(doc, dict):
             return False
         kind = doc.get("kind")
         if isinstance(doc.get("items"), list) and str(kind).endswith("List"):
-            used = [self.add_document(item, rename=rename, base=base) for item in doc["items"]]
+            used = [self.add_document(item, rename=rename, base=base, outside=outside) for item in doc["items"]]
             return any(used)
         ns = namespace_of(doc)
         if kind == "VirtualMachine":
-            self._add_vm(doc, ns, own=True)
+            self._add_vm(doc, ns, own=not outside, outside=outside)
         elif kind == "VirtualMachineSnapshotContent":
             vm = _get(doc, ("spec", "source", "virtualMachine"))
             if isinstance(vm, dict):
-                self._add_vm(vm, namespace_of(vm) or ns)
+                self._add_vm(vm, namespace_of(vm) or ns, outside=outside)
         elif kind == "ControllerRevision" and payloads.is_ours(doc):
             name = str(_get(doc, ("metadata", "name")) or "")
             self.revisions.setdefault(name, []).append(ns)
             if rename:
                 new = revisions.planned_name(doc)
                 if new and new != name:
-                    self.renames.setdefault(name, []).append((ns, new))
+                    if not outside:  # a revision outside the run keeps its name in this run
+                        self.renames.setdefault(name, []).append((ns, new))
                     self.claims.setdefault((ns, new), set()).add(name)
         elif kind in ("Secret", "ConfigMap") and helmrelease.driver(doc):
             ns, release, version, status = helmrelease.labels(doc)
@@ -122,6 +131,8 @@ class Index:
         self.remote_kustomizations |= later.remote_kustomizations
         self.inputs += later.inputs
         self.vm_refs += later.vm_refs
+        for rev, files in later.outside_refs.items():
+            self.outside_refs.setdefault(rev, []).extend(files)
         for rkey, version in later.helm_deployed.items():
             self.helm_deployed[rkey] = max(version, self.helm_deployed.get(rkey, version))
 
@@ -151,7 +162,7 @@ class Index:
                     self.partial_kustomizations.add(name)
                     break
 
-    def _add_vm(self, vm: dict[str, Any], ns: str, own: bool = False) -> None:
+    def _add_vm(self, vm: dict[str, Any], ns: str, own: bool = False, outside: str = "") -> None:
         name = str(_get(vm, ("metadata", "name")) or "")
         for family, paths in REF_PATHS.items():
             for path in paths:
@@ -163,6 +174,8 @@ class Index:
                     self.refs.setdefault(rev, []).append((ns, hints))
                     if own:
                         self.vm_refs.append((ns, name, family, rev, ".".join(path)))
+                    if outside:
+                        self.outside_refs.setdefault(rev, []).append((ns, outside))
 
     def _add_kustomization(self, doc: dict[str, Any], base: str, owner: str = "") -> None:
         """The patch files of a Kustomization or a Component, relative to `base` (the kustomization's
@@ -200,7 +213,11 @@ class Index:
 
     def new_name(self, name: str, ns: str) -> str | None:
         new: str | None = self._match(self.renames.get(name, []), ns)
-        return None if new is None or self.collision(ns, new) else new
+        return None if new is None or self.collision(ns, new) or self.outside_run(name, ns) else new
+
+    def outside_run(self, name: str, ns: str) -> list[str]:
+        """The files outside the run (--context) that reference the revision `name` of namespace `ns`."""
+        return sorted({f for n, f in self.outside_refs.get(name, []) if n == ns or not n or not ns})
 
     def collision(self, ns: str, new: str) -> str:
         """Why --rename must not give a revision the name `new` (another revision has or gets it), or ""."""
@@ -219,6 +236,18 @@ class Index:
 
     def referenced(self, name: str) -> bool:
         return name in self.refs
+
+
+def kept_name(name: str, files: list[str]) -> Finding:
+    """The warning of a revision --rename leaves as it is named: `files`, outside the run, reference it."""
+    return warning(
+        "reference.outside-run",
+        f"upgraded, keeping the name {name}: {', '.join(files)} references it and is read for the index only "
+        "(--context), not upgraded in this run, so --rename cannot rewrite its reference; to rename the revision "
+        "and every reference together, restore this file and run `instancetype-upgrade fix --rename` on the whole "
+        "tree (an upgraded revision is not renamed again)",
+        ("metadata", "name"),
+    )
 
 
 def _list(value: Any) -> list[Any]:
