@@ -51,27 +51,54 @@ def test_the_user_guides_kubevirt_cr_is_refused_in_every_command(tmp_path: pathl
         ("kubevirt.io/v1", "Kubevirt", "KubeVirt"),
         ("kubevirt.io/v1", "virtualmachine", "VirtualMachine"),
         ("kubevirt.io/v1", "VirtualMachineInstanceMigraton", "VirtualMachineInstanceMigration"),  # a typo
-        ("kubevirt.io/v1alpha3", "VirtualMachineInstanceReplicaset", "VirtualMachineInstanceReplicaSet"),
         ("instancetype.kubevirt.io/v1beta1", "VirtualMachineInstanceType", "VirtualMachineInstancetype"),
         ("cdi.kubevirt.io/v1beta1", "Datavolume", "DataVolume"),
         ("cdi.kubevirt.io/v1beta1", "Datasource", "DataSource"),  # a kind only CDI's CRDs list
         ("kubevirt.io/v1", "Datavolume", "DataVolume (a kind of cdi.kubevirt.io)"),  # another group's kind
         ("migrations.kubevirt.io/v1alpha1", "Migrationpolicy", "MigrationPolicy"),
-        ("kubevirt.io/v1", "Frobnicator", ""),  # nothing close: no guess
+        ("kubevirt.io/v1", "Frobnicator", ""),  # nothing close: the group's kinds are named
+        ("kubevirt.io/v1", "Pod", ""),  # no guess from another group's kinds but a case slip
     ],
 )
-def test_an_unknown_kind_is_an_error_naming_the_kind_meant(api: str, kind: str, meant: str) -> None:
+def test_an_unknown_kind_under_a_current_version_is_an_input_warning(api: str, kind: str, meant: str) -> None:
+    """Nothing to upgrade: fix leaves the object as it is, a problem the input already had (model/policy)."""
     text = f"apiVersion: {api}\nkind: {kind}\nmetadata:\n  name: x\nspec: {{}}\n"
     r = upgrade_file("obj.yaml", text.encode(), Settings(), Index())
-    assert not r.failed and r.new_text is None  # left as it is (not upgraded: its kind is unknown)
+    assert not r.failed and r.new_text is None
     said = [f for f in r.findings if f.code == "input.unknown-kind"]
     assert [f.severity.value for f in said] == ["warning"], [str(f) for f in r.findings]
     assert said[0].message.startswith(f"input: {api} has no kind {kind}: no API server takes this object")
-    assert said[0].message.endswith(f"did you mean kind: {meant}?" if meant else "correct its kind")
+    if meant:
+        assert said[0].message.endswith(f"did you mean kind: {meant}?")
+    else:
+        assert "correct its kind (kubevirt.io has KubeVirt, VirtualMachine, VirtualMachineInstance," in said[0].message
     assert said[0].path == ("kind",)
     strict = upgrade_file("obj.yaml", text.encode(), Settings(strict=True), Index())
     assert strict.failed and any(
         f.code == "input.unknown-kind" and f.severity.value == "error" for f in strict.findings
+    )
+
+
+@pytest.mark.parametrize(
+    ("api", "kind", "meant"),
+    [
+        ("kubevirt.io/v1alpha3", "VirtualMachineInstanceReplicaset", "VirtualMachineInstanceReplicaSet"),
+        ("instancetype.kubevirt.io/v1alpha1", "VirtualMachineFoo", ""),
+        ("export.kubevirt.io/v1alpha1", "VirtualMachineexport", "VirtualMachineExport"),
+    ],
+)
+def test_an_unknown_kind_under_a_version_fix_would_upgrade_is_an_error(api: str, kind: str, meant: str) -> None:
+    """The target would have the version upgraded, and the tool cannot without knowing the kind: the input could
+    not be upgraded (exit 3), as for an instance type of an unknown kind before."""
+    text = f"apiVersion: {api}\nkind: {kind}\nmetadata:\n  name: x\nspec: {{}}\n"
+    r = upgrade_file("obj.yaml", text.encode(), Settings(), Index())
+    assert r.failed and r.new_text is None
+    errors = [f for f in r.findings if f.severity.value == "error"]
+    assert [f.code for f in errors] == ["input.unknown-kind"], [str(f) for f in r.findings]
+    assert errors[0].message.startswith(f"{api} has no kind {kind}: no API server takes this object")
+    assert errors[0].message.endswith("not upgraded: the version's rules depend on its kind")
+    assert (
+        (f"did you mean kind: {meant}?" in errors[0].message) if meant else ("correct its kind (" in errors[0].message)
     )
 
 

@@ -100,7 +100,7 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
     targets = apis.Targets(settings.target, settings.target_cdi)
     misplaced = wronggroup.misplaced(api, kind, targets) if not embedding.is_list(obj) else None
     if misplaced is not None:
-        wronggroup.apply(out, path, misplaced, target_patch=index.is_target_patch(file) and len(path) <= 2)
+        wronggroup.apply(out, path, misplaced, targets, target_patch=index.is_target_patch(file) and len(path) <= 2)
     elif group is not None and not path and index.pinned_patch(file):
         out.findings.extend(kustomize.pinned_patch(str(api), str(kind), targets))
     elif group in convert.GROUPS:

@@ -70,6 +70,7 @@ class Unknown:
     api: str  # as written
     kind: str
     hint: str  # the kind meant ("KubeVirt", or "DataVolume (a kind of cdi.kubevirt.io)"), or ""
+    kinds: tuple[str, ...] = ()  # the group's kinds (said when there is no hint)
 
     @property
     def new_api(self) -> str:
@@ -85,7 +86,9 @@ class Unknown:
 
     @property
     def advice(self) -> str:
-        return f"did you mean kind: {self.hint}?" if self.hint else "correct its kind"
+        if self.hint:
+            return f"did you mean kind: {self.hint}?"
+        return f"correct its kind ({apis.split(self.api)[0]} has {', '.join(self.kinds)})"
 
 
 Wrong = Misplaced | Unknown
@@ -146,20 +149,20 @@ def unknown(api: str, kind: str) -> Unknown | None:
     own = known[group]
     if kind in own or (kind.endswith("List") and kind.removesuffix("List") in own):
         return None
-    return Unknown(api, kind, _hint(kind, own, known))
+    return Unknown(api, kind, _hint(kind, own, known), tuple(sorted(own)))
 
 
 def _hint(kind: str, own: frozenset[str], known: dict[str, frozenset[str]]) -> str:
-    """The kind most likely meant: of the same group (a case slip, then a close spelling), else of
-    another group (named with it)."""
-    for pool, others in ((own, False), (frozenset().union(*known.values()) - own, True)):
-        same = [k for k in sorted(pool) if k.lower() == kind.lower()]
-        close = same or difflib.get_close_matches(kind, sorted(pool), n=1, cutoff=0.8)
-        if close:
-            if not others:
-                return close[0]
-            homes = sorted(g for g, kinds in known.items() if close[0] in kinds)
-            return f"{close[0]} (a kind of {' and '.join(homes)})"
+    """The kind most likely meant: of the same group (a case slip, then a close spelling), else another
+    group's kind that differs only in case (named with its group); "" when none is that close."""
+    same = [k for k in sorted(own) if k.lower() == kind.lower()]
+    close = same or difflib.get_close_matches(kind, sorted(own), n=1, cutoff=0.8)
+    if close:
+        return close[0]
+    for group, kinds in sorted(known.items()):
+        other = next((k for k in sorted(kinds) if k.lower() == kind.lower()), None)
+        if other is not None:
+            return f"{other} (a kind of {group})"
     return ""
 
 
@@ -203,20 +206,25 @@ def _unknown_finding(m: Unknown, *, target_patch: bool) -> Finding:
     )
 
 
-def fix_finding(m: Wrong, *, target_patch: bool) -> Finding:
-    """What `fix`, `check` and `diff` say of `m`: `finding`, except that an unknown kind, which they leave as it
-    is, is a problem the input already had: carried over as an `input:` warning (an error under --strict),
-    the severity transform.model.policy gives it, so that the file's other objects are still upgraded."""
+def fix_finding(m: Wrong, *, target_patch: bool, targets: apis.Targets | None = None) -> Finding:
+    """What `fix`, `check` and `diff` say of `m`: `finding`, except for an unknown kind under a version that
+    needs no upgrade on `targets`: left as it is, it is a problem the input already had, carried over as an
+    `input:` warning (an error under --strict), the severity transform.model.policy gives it, so that the
+    file's other objects are still upgraded. Under a version the target would have upgraded it stays an
+    error: the object could not be upgraded (exit 3)."""
     found = finding(m, target_patch=target_patch)
-    if isinstance(m, Unknown) and found.severity is Severity.ERROR:
-        return verdict(Judgement(own=[found]), Stage.INPUT)[0]
-    return found
+    if not isinstance(m, Unknown) or found.severity is not Severity.ERROR:
+        return found
+    decision = apis.decide(m.api, m.kind, targets) if targets is not None else None
+    if decision is not None and (decision.to is not None or decision.blocked_by is not None):
+        return found.at(message=f"{found.message}; not upgraded: the version's rules depend on its kind")
+    return verdict(Judgement(own=[found]), Stage.INPUT)[0]
 
 
-def apply(out: Outcome, path: tuple[Any, ...], m: Wrong, *, target_patch: bool) -> None:
+def apply(out: Outcome, path: tuple[Any, ...], m: Wrong, targets: apis.Targets, *, target_patch: bool) -> None:
     """Report `m`; where kustomize ignores the document's group/version/kind (a patch applied by
     `target`), write the kind's own group and version (an unknown kind stays as it is)."""
-    out.findings.append(fix_finding(m, target_patch=target_patch))
+    out.findings.append(fix_finding(m, target_patch=target_patch, targets=targets))
     if not target_patch or isinstance(m, Unknown):
         return
     out.set(path + ("apiVersion",), m.new_api)
