@@ -368,6 +368,23 @@ def main_rows(args: argparse.Namespace, tool: list[str]) -> tuple[list[Row], lis
             floor="click",
             max_ratio=2.5,
         ),
+        # the shipped hooks run `--context .`: the tree is read only when a passed file is relevant
+        Row(
+            "pre-irrelevant-ctx",
+            f"check {len(irrelevant)} irrelevant files --context tree",
+            [*tool, "check", "--context", str(tree), *irrelevant],
+            ok_codes=chk,
+            floor="click",
+            max_ratio=1.5,
+        ),
+        Row(
+            "pre-relevant-ctx",
+            f"check 1 relevant file --context tree ({tree_info['files']} files)",
+            [*tool, "check", "--context", str(tree), *relevant],
+            ok_codes=chk,
+            floor="scan-tree",
+            max_ratio=4.0,
+        ),
         check("check-tree", f"check tree ({tree_info['files']} files)", tree, floor="scan-tree", max_ratio=4.0),
         Row(
             "fix-tree",
@@ -405,6 +422,7 @@ def main_rows(args: argparse.Namespace, tool: list[str]) -> tuple[list[Row], lis
     ratios = [
         Ratio("pre-commit, nothing relevant / import click", "pre-irrelevant", "click", max=1.5),
         Ratio("pre-commit, one relevant file / import click", "pre-relevant", "click", max=2.5),
+        Ratio("pre-commit, nothing relevant: --context / without", "pre-irrelevant-ctx", "pre-irrelevant", max=1.1),
         Ratio("check tree / read+search floor", "check-tree", "scan-tree", max=4.0),
         Ratio("check dense tree / read+search floor", "check-dense", "scan-dense", max=4.0),
         Ratio("dense tree: -j default / -j 1 (quiet)", "check-dense", "check-dense-j1", max=1.0, default="check-dense"),

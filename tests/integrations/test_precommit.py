@@ -10,6 +10,7 @@ with that reason. Slow tests are named test_slow_*; they share one PRE_COMMIT_HO
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -196,3 +197,60 @@ def test_slow_every_file_in_one_process_whatever_the_batches(
         ["pre-commit", "run", "--all-files"], cwd=repo, env=env, capture_output=True, text=True, timeout=600
     )
     assert again.returncode == 0, again.stdout + again.stderr
+
+
+# --- pre-commit cuts a long file list into serial runs (128 KiB of names): `--context .` ------------
+
+SUMMARY = re.compile(r"^\d+ files? changed, \d+ objects? upgraded, .* in \d+ files?$", re.M)  # one per run
+
+
+def _batched_repo(hook_repo: tuple[Path, dict[str, str]], repo: Path, args: str) -> None:
+    """a-cr.yaml first, z-vm.yaml last, between them 360 fillers of 400-byte paths: 144 KB of names,
+    more than pre-commit's 128 KiB cap on one command line (pre_commit/xargs.py), so at least 2 runs."""
+    clone, _ = hook_repo
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, capture_output=True, text=True, check=True)
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    (repo / "a-cr.yaml").write_text(WRAPPER_REVISION)
+    deep = repo / ("m-" + "d" * 190)
+    deep.mkdir()
+    for i in range(360):
+        (deep / f"{i:04}-{'f' * 190}.yaml").write_text(UNRELATED.replace("name: app", f"name: app-{i}"))
+    (repo / "z-vm.yaml").write_text(VM)
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n- repo: {clone}\n  rev: {rev.stdout.strip()}\n  hooks:\n  - id: instancetype-upgrade\n"
+        f"    args: [{args}]\n    verbose: true\n"
+    )
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "init")
+
+
+def _run_all(hook_repo: tuple[Path, dict[str, str]], repo: Path) -> tuple[int, str]:
+    proc = subprocess.run(
+        ["pre-commit", "run", "--all-files"], cwd=repo, env=hook_repo[1], capture_output=True, text=True, timeout=600
+    )
+    out = proc.stdout + proc.stderr
+    if "An unexpected error has occurred" in out and any(m in out for m in INSTALL_FAILURES):
+        pytest.skip("pre-commit could not install the hook environment: " + out[-300:])
+    return proc.returncode, out
+
+
+@pytest.mark.parametrize("args", ["--rename", "--quiet"])
+def test_slow_batches_read_the_whole_tree(hook_repo: tuple[Path, dict[str, str]], tmp_path: Path, args: str) -> None:
+    """The revision in the first run, its VM in the last: the revision gets the cluster kind only the
+    VM knows; under --rename it keeps its name (its VM is outside the run that upgrades it:
+    reference.outside-run), and the VM still names a revision that exists. Never a dangling name."""
+    repo = tmp_path / "project"
+    _batched_repo(hook_repo, repo, args)
+    code, out = _run_all(hook_repo, repo)
+    assert code == 1, out
+    assert len(SUMMARY.findall(out)) >= 2, out  # pre-commit did cut the list into 2+ runs
+    revision = (repo / "a-cr.yaml").read_text()
+    assert "instancetype.kubevirt.io/object-kind: VirtualMachineClusterInstancetype" in revision, revision
+    assert "kind: VirtualMachineClusterInstancetype" in revision and "VirtualMachineInstancetype" not in revision
+    old_name = "vm-z-u1.medium-0b1c9d2e-3f40-4a51-8b62-7c83d94ea5f6-2"
+    assert f"  name: {old_name}\n" in revision and NEW_NAME not in revision, revision
+    assert (repo / "z-vm.yaml").read_text() == VM
+    assert ("[reference.outside-run]" in out) == (args == "--rename"), out
+    again, out = _run_all(hook_repo, repo)
+    assert again == 0, out

@@ -44,7 +44,8 @@ def scan(paths: tuple[str, ...], **kw: Any) -> None:
     """Report every KubeVirt and CDI document (files, directories, Velero backups): objects per kind
     and version (every API version the target no longer serves or deprecates), ControllerRevisions per
     payload era, VMs and their revision references, dangling references, orphan revisions, object-name
-    mismatches, and what the target release cannot read. Writes nothing."""
+    mismatches, and what the target release cannot read or refuses (a kind its API does not have, an
+    interface binding it dropped). Writes nothing."""
     c = settings(kw)
     if c.output_file and os.path.exists(c.output_file):
         # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules

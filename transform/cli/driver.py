@@ -12,7 +12,7 @@ from transform.model.findings import Severity
 from transform.model.policy import run_policy
 from transform.model.settings import Settings
 from transform.pipeline import outputs, sinks
-from transform.pipeline.batch import Item, RunResult, read_sources
+from transform.pipeline.batch import Item, RunResult, read_context, read_sources
 from transform.pipeline.upgrade import Plan
 
 
@@ -23,6 +23,8 @@ def run(command: str, paths: list[str], c: Settings) -> int:
     stdin = paths == ["-"]
     found: list[str] = []  # every file read, candidate or not (--output-file must be none of them)
     items = read_sources(paths, c, result, found)
+    # --context: read only when some input is a candidate (a pre-commit run with nothing relevant reads no more)
+    context = read_context(c.context, c, found, items) if items and c.context else []
     out_names = _output_names(items, c.output_dir) if c.output_dir else {}
     if c.output_file and not stdin:
         # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
@@ -38,7 +40,7 @@ def run(command: str, paths: list[str], c: Settings) -> int:
             # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
             from transform.pipeline.validate_files import validate_items
 
-            validate_items(items, c, result)
+            validate_items(items, c, result, context)
         else:
             # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
             from transform.pipeline.upgrade import upgrade_items
@@ -47,7 +49,7 @@ def run(command: str, paths: list[str], c: Settings) -> int:
             # KubeVirt in them were read and checked already, so they are done)
             done_already = result.files_seen - len(items)
             seen = lambda done, total: progress(done_already + done, done_already + total)  # noqa: E731
-            plan = upgrade_items(items, c, result, seen, jobs=c.jobs)
+            plan = upgrade_items(items, c, result, seen, jobs=c.jobs, context=context)
             if c.debug and result.jobs_note:
                 click.echo(f"instancetype-upgrade: debug: {result.jobs_note}", err=True)
     progress.close()

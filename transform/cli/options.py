@@ -104,6 +104,17 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
         metavar="GLOB",
         help="Skip files matching GLOB; a bare name (`exported`) skips that directory or file anywhere.",
     ),
+    "context": click.option(
+        "--context",
+        multiple=True,
+        metavar="PATH",
+        type=click.Path(exists=True),
+        help="Also read the files under PATH (repeatable; same --include/--exclude) for what one file says of "
+        "another (the kind and name of a VM's revision, --rename references, kustomize patches), without "
+        "upgrading, reporting or writing them: a run on some files (pre-commit, a pull request's diff) then "
+        "decides as a run on the whole tree would. A revision referenced from a file outside the run keeps its "
+        "name under --rename. Read only when some input may need upgrading.",
+    ),
     "fmt": click.option(
         "--format",
         "fmt",
@@ -255,7 +266,7 @@ ENGINE = (
     "drop_server_fields",
     "helm_releases",
 )
-INPUTS = ("include", "exclude", "jobs")
+INPUTS = ("include", "exclude", "context", "jobs")
 
 
 def options(*names: str) -> Callable[[Any], Any]:

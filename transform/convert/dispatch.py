@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from transform import convert
 from transform.convert import apiversion, flavor, kustomize, modernize, objects, payloads, revisions, wronggroup
-from transform.convert.index import REF_PATHS, Index, is_kustomization_kind, namespace_of, own_file
+from transform.convert.helmvalues import upgrade as helm_values
+from transform.convert.index import REF_PATHS, Index, is_kustomization_kind, kept_name, namespace_of, own_file
 from transform.convert.kustomize import is_kustomization_file
 from transform.convert.outcome import Change, Outcome, object_ref
 from transform.kubevirt import apis, embedding, gojson, releases
@@ -99,7 +100,7 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
     targets = apis.Targets(settings.target, settings.target_cdi)
     misplaced = wronggroup.misplaced(api, kind, targets) if not embedding.is_list(obj) else None
     if misplaced is not None:
-        wronggroup.apply(out, path, misplaced, target_patch=index.is_target_patch(file) and len(path) <= 2)
+        wronggroup.apply(out, path, misplaced, targets, target_patch=index.is_target_patch(file) and len(path) <= 2)
     elif group is not None and not path and index.pinned_patch(file):
         out.findings.extend(kustomize.pinned_patch(str(api), str(kind), targets))
     elif group in convert.GROUPS:
@@ -123,6 +124,8 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
             _vm(out, path + ("spec", "source", "virtualMachine"), vm, path, index, ns=namespace_of(obj))
     elif kind == "VirtualMachinePool" and group == "pool.kubevirt.io":
         objects.pool_extras(out, path, targets)
+    elif kind in ("HelmRelease", "Application") and group is None:  # Flux's and Argo CD's inline Helm values
+        helm_values(out, path, obj, targets)
     objects.references(out, path, settings.drop_server_fields, targets)
     if (
         misplaced is None
@@ -251,10 +254,10 @@ def _input_findings(
     carried = set(_carried(judged))
     for part in (judged.own, judged.payload):
         for i, f in enumerate(part):
-            if f.severity is Severity.ERROR and f.code == "schema.required" and not partial:
+            if f.severity is Severity.ERROR and f.code == "schema.required" and objects.patch_shaped(obj, partial):
                 part[i] = f.at(
-                    message=f"{f.message} (a partial object such as a kustomize patch? list it in a "
-                    "kustomization among the inputs to have it judged as one)"
+                    message=f"{f.message} (a partial object such as a kustomize patch? pass the "
+                    "kustomization that lists it, as an input or under --context, to have it judged as one)"
                 )
     return verdict(judged, Stage.INPUT), carried
 
@@ -288,10 +291,11 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
         out.findings.append(_payload_not_served(obj, settings.target))
         return
     current: list[Finding] = []
+    # a rename must rewrite every reference in the same run: one in a file outside it (--context) keeps the name
+    outside = index.outside_run(name, ns) if settings.rename and name in index.renames else []
     try:
-        decoded = index.take_decoded(obj.get("data"))  # --rename: the index decoded it (once)
         up = revisions.upgrade_revision(
-            obj, rename=settings.rename, hints=index.hints(name, ns), current=current, decoded=decoded
+            obj, rename=settings.rename and not outside, current=current, **index.about(obj, name, ns)
         )
     except revisions.RevisionError as exc:
         out.findings.append(error(exc.code, exc.message, exc.path))
@@ -314,6 +318,8 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
     out.findings.append(
         info("upgraded", f"upgraded ControllerRevision ({up.fmt} payload) to {revisions.latest_version()}", ("data",))
     )
+    if outside:
+        out.findings.append(kept_name(name, outside))
     renames = [(ns, up.old_name, up.new_name)] if up.new_name != up.old_name else []
     clash = index.collision(ns, up.new_name) if renames else ""
     if clash:

@@ -12,6 +12,7 @@ from typing import Any
 from transform.convert import helmrelease, payloads, revisions
 from transform.convert.kustomize import is_kustomization_file
 from transform.convert.revisions import Decoding
+from transform.model.findings import Finding, warning
 from transform.model.plain import get as _get
 
 Hints = revisions.Hints
@@ -58,27 +59,42 @@ class Index:
     helm_deployed: dict[tuple[str, str], int] = field(default_factory=dict)  # (ns, release) -> latest deployed
     # (ns, VM name, family, revision, path) of every VirtualMachine's revision reference (not a snapshot's)
     vm_refs: list[tuple[str, str, str, str, str]] = field(default_factory=list)
+    # references read from files outside the run (--context): revision -> [(ns, file)]; such a revision
+    # keeps its name (renaming it would leave that file's reference dangling)
+    outside_refs: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     def add_document(
-        self, doc: Any, *, rename: bool, base: str = "", name: str = "", where: str = "", keep: bool = False
+        self,
+        doc: Any,
+        *,
+        rename: bool,
+        base: str = "",
+        name: str = "",
+        where: str = "",
+        outside: str = "",
+        keep: bool = False,
     ) -> bool:
         """Index one document. `name`/`where`: the file's display name and absolute path, when it
-        is a file (kustomization resources are resolved against it). Returns whether the path was
-        used: if not, the same document indexed again, under any path, adds nothing new. `keep`: the
-        upgrade reads this very value (the parse is kept): a payload decoded here is kept for it."""
+        is a file (kustomization resources are resolved against it). `outside`: the display name of a
+        file read for the index only (--context): its revisions are never renamed, its references keep
+        the revisions they name from being renamed. Returns whether the path was used: if not, the same
+        document indexed again, under any path, adds nothing new. `keep`: the upgrade reads this very
+        value (the parse is kept): a payload decoded here is kept for it."""
         if not isinstance(doc, dict):
             return False
         kind = doc.get("kind")
         if isinstance(doc.get("items"), list) and str(kind).endswith("List"):
-            used = [self.add_document(item, rename=rename, base=base, keep=keep) for item in doc["items"]]
+            used = [
+                self.add_document(item, rename=rename, base=base, outside=outside, keep=keep) for item in doc["items"]
+            ]
             return any(used)
         ns = namespace_of(doc)
         if kind == "VirtualMachine":
-            self._add_vm(doc, ns, own=True, file=name)
+            self._add_vm(doc, ns, own=not outside, outside=outside, file=name)
         elif kind == "VirtualMachineSnapshotContent":
             vm = _get(doc, ("spec", "source", "virtualMachine"))
             if isinstance(vm, dict):
-                self._add_vm(vm, namespace_of(vm) or ns, file=name)
+                self._add_vm(vm, namespace_of(vm) or ns, outside=outside, file=name)
         elif kind == "ControllerRevision" and payloads.is_ours(doc):
             name = str(_get(doc, ("metadata", "name")) or "")
             self.revisions.setdefault(name, []).append(ns)
@@ -87,7 +103,8 @@ class Index:
                 if keep:
                     self.decoded[id(doc.get("data"))] = (doc.get("data"), decoded)
                 if new and new != name:
-                    self.renames.setdefault(name, []).append((ns, new))
+                    if not outside:  # a revision outside the run keeps its name in this run
+                        self.renames.setdefault(name, []).append((ns, new))
                     self.claims.setdefault((ns, new), set()).add(name)
         elif kind in ("Secret", "ConfigMap") and helmrelease.driver(doc):
             ns, release, version, status = helmrelease.labels(doc)
@@ -133,6 +150,8 @@ class Index:
         self.inputs += later.inputs
         self.vm_refs += later.vm_refs
         self.referencing |= later.referencing
+        for rev, files in later.outside_refs.items():
+            self.outside_refs.setdefault(rev, []).extend(files)
         for rkey, version in later.helm_deployed.items():
             self.helm_deployed[rkey] = max(version, self.helm_deployed.get(rkey, version))
 
@@ -162,7 +181,7 @@ class Index:
                     self.partial_kustomizations.add(name)
                     break
 
-    def _add_vm(self, vm: dict[str, Any], ns: str, own: bool = False, file: str = "") -> None:
+    def _add_vm(self, vm: dict[str, Any], ns: str, own: bool = False, outside: str = "", file: str = "") -> None:
         name = str(_get(vm, ("metadata", "name")) or "")
         for family, paths in REF_PATHS.items():
             for path in paths:
@@ -176,6 +195,8 @@ class Index:
                         self.referencing.add(file)
                     if own:
                         self.vm_refs.append((ns, name, family, rev, ".".join(path)))
+                    if outside:
+                        self.outside_refs.setdefault(rev, []).append((ns, outside))
 
     def _add_kustomization(self, doc: dict[str, Any], base: str, owner: str = "") -> None:
         """The patch files of a Kustomization or a Component, relative to `base` (the kustomization's
@@ -213,7 +234,11 @@ class Index:
 
     def new_name(self, name: str, ns: str) -> str | None:
         new: str | None = self._match(self.renames.get(name, []), ns)
-        return None if new is None or self.collision(ns, new) else new
+        return None if new is None or self.collision(ns, new) or self.outside_run(name, ns) else new
+
+    def outside_run(self, name: str, ns: str) -> list[str]:
+        """The files outside the run (--context) that reference the revision `name` of namespace `ns`."""
+        return sorted({f for n, f in self.outside_refs.get(name, []) if n == ns or not n or not ns})
 
     def collision(self, ns: str, new: str) -> str:
         """Why --rename must not give a revision the name `new` (another revision has or gets it), or ""."""
@@ -232,11 +257,28 @@ class Index:
         entry = self.decoded.pop(id(data), None)
         return entry[1] if entry is not None and entry[0] is data else None
 
+    def about(self, revision: dict[str, Any], name: str, ns: str) -> dict[str, Any]:
+        """What the index knows of a revision, as `revisions.upgrade_revision` takes it: the hints its
+        references give, and (--rename) its payload's decoding, made by the index for this very document."""
+        return {"hints": self.hints(name, ns), "decoded": self.take_decoded(revision.get("data"))}
+
     def hints(self, name: str, ns: str) -> Hints:
         return self._match(self.refs.get(name, []), ns) or revisions.Hints()
 
     def referenced(self, name: str) -> bool:
         return name in self.refs
+
+
+def kept_name(name: str, files: list[str]) -> Finding:
+    """The warning of a revision --rename leaves as it is named: `files`, outside the run, reference it."""
+    return warning(
+        "reference.outside-run",
+        f"upgraded, keeping the name {name}: {', '.join(files)} references it and is read for the index only "
+        "(--context), not upgraded in this run, so --rename cannot rewrite its reference; to rename the revision "
+        "and every reference together, restore this file and run `instancetype-upgrade fix --rename` on the whole "
+        "tree (an upgraded revision is not renamed again)",
+        ("metadata", "name"),
+    )
 
 
 def _list(value: Any) -> list[Any]:

@@ -50,7 +50,7 @@ def object_gvk(api: str, kind: str, targets: apis.Targets, *, targeted: bool) ->
         return (
             (m.new_api if targeted else api),
             (m.new_kind if targeted else kind),
-            [wronggroup.finding(m, target_patch=targeted)],
+            [wronggroup.fix_finding(m, target_patch=targeted, targets=targets)],
         )
     group = apis.group_of(api)
     if group in convert.GROUPS:

@@ -35,6 +35,14 @@ def api_object(out: Outcome, path: Path, obj: dict[str, Any], api: str, kind: st
     out.changes.append(Change(path))
 
 
+def patch_shaped(obj: dict[str, Any], partial: bool = False) -> bool:
+    """Could the object be a patch not known as one (not `partial`)? It sets fields of its own (beyond apiVersion,
+    kind, metadata and status), as a patch does. A placeholder (a kustomize resource or a values stub with only
+    apiVersion, kind and a name, or an empty `spec`) sets none: the hint that it may be a patch would mislead."""
+    meta = ("apiVersion", "kind", "metadata", "status")
+    return not partial and any(key not in meta and value not in (None, {}, [], "") for key, value in obj.items())
+
+
 def _apply(out: Outcome, path: Path, edits: list[tuple[Path, str]]) -> bool:
     for rel, value in edits:
         out.set(path + rel, value)

@@ -9,7 +9,8 @@ scripts/gen_gojson.py):
 * decoding (apimachinery's case-sensitive decoder): `null` is the zero value; a key the Go type
   does not have is dropped (and returned in `Reencoded.unknown`; an error when `strict`, as
   sigs.k8s.io/json.UnmarshalStrict); a value the Go type cannot hold (a float, negative or too large
-  number for a uint32, a string for a bool, a bad quantity or time) is a `GoJSONError`;
+  number for a uint32, `-0` too: strconv.ParseUint permits no sign; a string for a bool, a bad quantity
+  or time) is a `GoJSONError`;
 * encoding: `omitempty` drops `false`, `0`, `""`, empty lists and maps and nil pointers; a pointer
   keeps an explicit `false`/`0`/`""`; a non-pointer struct is always written with its zero fields
   (`guest: 0`, a zero Quantity as `"0"`, a zero metav1.Time as `null`); quantities are written in
@@ -31,6 +32,7 @@ from typing import Any
 
 from transform.kubevirt import gojson_v1_6 as table
 from transform.kubevirt.quantity import QuantityError, decode_quantity
+from transform.model.plain import NegativeZero
 
 Path = tuple[Any, ...]
 RELEASE = table.RELEASE
@@ -255,6 +257,10 @@ class _Codec:
                 v = as_sent(v)
             if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
                 raise self.fail(v, kind, ref, path, struct)
+            if isinstance(v, NegativeZero):  # `-0` as Go reads the text: strconv.ParseUint permits no sign
+                if low == 0:
+                    raise self.fail(v, kind, ref, path, struct, " (an unsigned integer takes no sign)")
+                return 0
             return v
         if kind == "quantity":
             if isinstance(v, bool) or not isinstance(v, (str, int, float)):

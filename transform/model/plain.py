@@ -99,12 +99,28 @@ class JSONNumber(float):
         return self.text
 
 
+class NegativeZero(int):
+    """The JSON integer `-0`, read exactly: zero to a signed Go integer (strconv.ParseInt takes the sign), refused
+    by an unsigned one (strconv.ParseUint permits no sign prefix, so encoding/json's literalStore fails with
+    `cannot unmarshal number -0 into ... of type uint32`). Written as 0 (`json.dumps` writes an int's value)."""
+
+    def __new__(cls) -> NegativeZero:
+        return super().__new__(cls, 0)
+
+    def __repr__(self) -> str:
+        return "-0"
+
+
+def _exact_int(text: str) -> int:
+    return NegativeZero() if text == "-0" else int(text)
+
+
 def loads_json(data: str | bytes, unique_keys: bool = False, exact: bool = False) -> Any:
     """json.loads for payloads decoded out of a document (base64 wrappers), with the document limits:
     nesting at most MAX_DEPTH, no NaN or infinity. Raises ValueError (PayloadError for a limit);
     with `unique_keys`, a ValueError for a key written twice in an object, as sigs.k8s.io/json's strict
     decoding refuses it (after the limits), in the same single reading; with `exact`, a number with a
-    fraction or exponent is a `JSONNumber` (integers are exact anyway)."""
+    fraction or exponent is a `JSONNumber` (integers are exact anyway, `-0` a `NegativeZero`)."""
     import json
 
     duplicates: list[str] = []
@@ -121,6 +137,7 @@ def loads_json(data: str | bytes, unique_keys: bool = False, exact: bool = False
             parse_constant=_no_constant,
             object_pairs_hook=pairs if unique_keys else None,
             parse_float=JSONNumber if exact else None,
+            parse_int=_exact_int if exact else None,
         )
     except RecursionError:
         raise PayloadError(f"nesting deeper than {MAX_DEPTH} levels") from None

@@ -30,6 +30,7 @@ class Settings:
     # --- what the shell reads: inputs, outputs, the report ---
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    context: tuple[str, ...] = ()  # --context: files and directories read for the cross-file index only
     jobs: int = 0  # 0: decided per run (pipeline.batch.default_jobs)
     output_dir: str | None = None
     force: bool = False  # rewrite read-only files

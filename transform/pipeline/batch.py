@@ -11,7 +11,16 @@ from typing import TYPE_CHECKING, Any
 from transform.convert.kustomize import is_kustomization_file
 from transform.model.findings import Finding, error, warning
 from transform.model.limits import DEFAULT_MAX_DOCUMENT_BYTES, file_limit
-from transform.pipeline.sources import Input, InputError, Pin, Skipped, discover, read_file_pinned, read_stream
+from transform.pipeline.sources import (
+    Input,
+    InputError,
+    Pin,
+    Skipped,
+    discover,
+    read_file,
+    read_file_pinned,
+    read_stream,
+)
 from transform.yamltext import textio
 
 if TYPE_CHECKING:  # the engine imports PyYAML: only pay for it when a file needs parsing
@@ -99,6 +108,50 @@ def read_sources(paths: list[str], settings: Settings, run: RunResult, found: li
                 file=", ".join(paths),
             )
         )
+    return items
+
+
+def context_needles(items: list[Item], settings: Settings) -> tuple[str, ...]:
+    """The index needles worth reading in the context for these inputs: kustomizations always (any object
+    may be a patch); VM references (and with --rename revisions) only for an input with a revision (its
+    kind, whether it may be renamed); everything for an input with a Helm release record."""
+    wanted = index_needles(settings)
+    if any(textio.holds_bytes(i.data, (textio.HELM_NEEDLE,)) for i in items):
+        return wanted
+    if any(textio.holds_bytes(i.data, ("ControllerRevision",)) for i in items):
+        return tuple(n for n in wanted if n != textio.HELM_NEEDLE)
+    return ("Kustomization", "Component")
+
+
+def read_context(paths: tuple[str, ...], settings: Settings, named: Iterable[str], inputs: list[Item]) -> list[Item]:
+    """--context: the files under `paths` that the index would read of them as inputs (same discovery,
+    --include/--exclude, size limit and needles: those the `inputs` need), for the index only:
+    never upgraded, reported or written. `named`: the paths of the run's own inputs, not read again (by
+    real path). A file that cannot be read is left out without a word: it is no input of this run."""
+    limit = file_limit(settings.max_document_bytes)
+    skip = {os.path.realpath(p) for p in named}
+    names = {os.path.basename(p) for p in skip}  # realpath only for these: it costs a stat per directory
+    needles = context_needles(inputs, settings)
+    items: list[Item] = []
+    for entry in discover(list(paths), settings.include, settings.exclude):
+        if isinstance(entry, Skipped):
+            continue
+        if os.path.basename(entry.path) in names and os.path.realpath(entry.path) in skip:
+            continue
+        try:
+            data = read_file(entry.path, limit)
+        except (InputError, OSError):
+            continue
+        if not (textio.is_candidate(data) or is_kustomization_file(entry.display)):
+            continue
+        if not (is_kustomization_file(entry.display) or textio.holds_bytes(data, needles)):
+            continue
+        # lazy: start-up: chart roles are asked only of candidates (a run with none never imports it)
+        from transform.pipeline import charts
+
+        item = Item(entry.display, data, entry, None, *charts.role_of(entry.path, data))
+        if reads_for_index(item, settings):  # not a chart's templates and values: text, not objects
+            items.append(item)
     return items
 
 
@@ -196,10 +249,17 @@ Reader = Callable[[list[int]], "Index"]
 Kept = dict[tuple[int, int], tuple[Any, str, bool]]  # chunk -> (value, text, duplicate keys)
 
 
-def build_index(items: list[Item], settings: Settings, keep: bool = False, reader: Reader | None = None) -> Index:
+def build_index(
+    items: list[Item],
+    settings: Settings,
+    keep: bool = False,
+    reader: Reader | None = None,
+    context: Iterable[Item] = (),
+) -> Index:
     """The cross-file index. `keep`: the upgrade pass follows; each document it would parse again
     is kept (`Item.parsed`, up to KEEP_PARSED_BYTES of text in all) so that it is parsed once.
-    `reader`: who indexes the documents (the workers keep their share of the documents)."""
+    `reader`: who indexes the documents (the workers keep their share of the documents).
+    `context`: files read for the index only (`read_context`), indexed here, after the inputs."""
     # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.convert.index import Index
 
@@ -214,6 +274,8 @@ def build_index(items: list[Item], settings: Settings, keep: bool = False, reade
             budget = add_documents(index, items[n], index_documents(items[n], settings), settings, budget, kept)
             if kept:
                 items[n].parsed = {**(items[n].parsed or {}), **kept_documents(kept)}
+    for item in context:
+        add_documents(index, item, index_documents(item, settings), settings, 0, {}, outside=True)
     if index.kustomization_resources:
         index.inputs = [os.path.abspath(i.name) for i in items if i.input]
         index.resolve_partial()
@@ -222,16 +284,34 @@ def build_index(items: list[Item], settings: Settings, keep: bool = False, reade
 
 
 def add_documents(
-    index: Index, item: Item, docs: Iterable[IndexDoc], settings: Settings, budget: int, kept: Kept
+    index: Index,
+    item: Item,
+    docs: Iterable[IndexDoc],
+    settings: Settings,
+    budget: int,
+    kept: Kept,
+    outside: bool = False,
 ) -> int:
     """Index an input's documents, in order; put in `kept` those the upgrade reads too, while they fit
-    in `budget` bytes of text. The budget left."""
+    in `budget` bytes of text. The budget left. `outside`: a --context file (its patches keyed by
+    absolute path only: a path relative to another root could name an input by chance)."""
     kustomization = is_kustomization_file(item.name)
     base = item.input.rel if item.input and item.input.root else item.name
     where = os.path.abspath(item.name) if item.input and kustomization else ""
+    if outside:
+        base = os.path.abspath(item.name)
+    context_file = item.name if outside else ""
     for d in docs:
         keep = d.text is not None and len(d.text) <= budget
-        index.add_document(d.value, rename=settings.rename, base=base, name=item.name, where=where, keep=keep)
+        index.add_document(
+            d.value,
+            rename=settings.rename,
+            base=base,
+            name=item.name,
+            where=where,
+            outside=context_file,
+            keep=keep and not outside,  # (a --context file is never upgraded: its decodings are not kept)
+        )
         if d.text is not None and keep:
             budget -= len(d.text)
             kept[d.key] = (d.value, d.text, d.duplicates)

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from transform.convert import helmrelease, payloads
+from transform.convert import helmrelease, helmvalues, payloads
 from transform.kubevirt import apis, embedding, releases
 from transform.model.findings import Finding, Severity, error
 from transform.model.plain import as_map
@@ -80,9 +80,9 @@ def scan_items(
             scan.errors.append(error("input.encoding", str(exc), file=name))
             continue
         if settings.inline_ignores and MARKER in source.text:
-            marked[name] = source.text
-        if item.role:
-            _chart_file(scan, name, source.text, item.role, item.chart)
+            marked[name] = source.text  # (a chart file's too: a malformed directive is said as `check` says it)
+        if item.role:  # a template is no YAML: its directives are read by line
+            _chart_file(scan, name, source.text, item.role, item.chart, settings.inline_ignores)
             continue
         problems: list[Finding] = []
         for pd in iter_documents(name, source, settings, problems):
@@ -177,26 +177,32 @@ def _release(scan: Scan, name: str, doc: int, driver: str, value: Any, line: int
                 scan.apis.append(use)
 
 
-def _chart_file(scan: Scan, name: str, text: str, role: str, chart: str) -> None:
-    """A chart's template or values file: each literal KubeVirt apiVersion, judged as an object's."""
+def _chart_file(scan: Scan, name: str, text: str, role: str, chart: str, inline_ignores: bool) -> None:
+    """A chart's template or values file: each literal KubeVirt apiVersion, judged as an object's; a
+    directive's line in the file suppresses what it names, as `check` reads it (transform.convert.helmignores)."""
     # lazy: start-up: the template reader only for a scan that meets a chart
-    from transform.convert import helmtemplate
+    from transform.convert import helmignores, helmtemplate
 
     targets = apis.Targets(scan.target, scan.target_cdi)
     done = helmtemplate.upgrade(text, targets, values=role == "values")
     label = "chart " + os.path.basename(chart) if chart else "template"
+    found: list[Finding] = []
     for line, api_version, kind in done.uses:
         obj = {"apiVersion": api_version, "kind": kind}
 
-        def breaking(found: Iterable[Finding], line: int = line) -> None:
-            scan.breaking.extend(f.at(file=name, line=line, object=label) for f in found)
+        def breaking(said: Iterable[Finding], line: int = line) -> None:
+            found.extend(f.at(file=name, line=line, object=label) for f in said)
 
         use = _judge_text(obj, (name, 0, line, "", ""), targets, breaking)
         if use is not None:
             use.chart = label
             scan.files.add(name)
             scan.apis.append(use)
-    scan.breaking += [f.at(object=label) for f in done.findings if f.severity is not Severity.INFO]
+    found += [f.at(file=name, object=label) for f in done.findings if f.severity is not Severity.INFO]
+    if inline_ignores:
+        found, suppressed = helmignores.apply(text, found)
+        scan.suppressed += suppressed
+    scan.breaking += found
 
 
 def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, where: Any) -> None:
@@ -235,9 +241,9 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
         if rev.error:
             breaking([error(rev.error_code, rev.error, rev.error_path)])
         found = _on_target(obj, scan.target)
-        if (
-            rev.era == releases.FLAVOR_WRAPPER_ERA and scan.target < FLAVOR_VM_UNTIL
-        ):  # the flavor era reads its own wrappers
+        if (rev.era == releases.FLAVOR_WRAPPER_ERA and scan.target < FLAVOR_VM_UNTIL) or rev.error:
+            # the flavor era reads its own wrappers; a payload no decoder reads is said once, by the decoder's code
+            # (as the judge says it: "run fix" would be a second, wrong word for it, fix cannot upgrade it either)
             found = [f for f in found if f.code != "target.payload-format"]
         rev.readable = (
             not rev.error and rev.era != "flavor-object" and not any(f.code == "target.payload-format" for f in found)
@@ -250,6 +256,26 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
     elif group.endswith("kubevirt.io"):
         scan.files.add(file)
         scan.other.append(d)
+        if group in ("kubevirt.io", "pool.kubevirt.io"):  # a VMI, VMIRS or pool: the bindings the target refuses
+            breaking(_on_target(obj, scan.target))
+    elif kind in ("HelmRelease", "Application"):  # Flux's and Argo CD's inline Helm values, as fix reads them
+        _values(scan, obj, path, d, where, breaking)
+
+
+def _values(scan: Scan, obj: dict[str, Any], path: tuple[Any, ...], d: Doc, where: Any, breaking: Any) -> None:
+    """The KubeVirt objects of a HelmRelease's or Application's inline Helm values, judged as a values file's."""
+    targets = apis.Targets(scan.target, scan.target_cdi)
+    for rel, api_version, kind in helmvalues.values_objects(obj):
+        at = (d.file, d.doc, where(path + rel), d.name, d.namespace)
+
+        def said(found: Iterable[Finding], rel: tuple[Any, ...] = rel) -> None:
+            breaking(f.at(path=rel + f.path) for f in found)
+
+        use = _judge_text({"apiVersion": api_version, "kind": kind}, at, targets, said)
+        if use is not None:
+            use.chart = f"{d.kind} {d.name} values"
+            scan.files.add(d.file)
+            scan.apis.append(use)
 
 
 def _on_target(obj: dict[str, Any], target: tuple[int, int]) -> list[Finding]:

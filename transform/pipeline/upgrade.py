@@ -6,7 +6,7 @@ an index built beforehand (backup's second pass) has them planned one at a time 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -93,10 +93,11 @@ def upgrade_items(
     run: RunResult,
     progress: Callable[[int, int], None] | None = None,
     jobs: int = 1,
+    context: Sequence[Item] = (),
 ) -> Plan:
     """Index, then upgrade every item; results in input order (`run.results`), renames settled. `jobs`:
     worker processes (0: the default, `parallel.decide`), used only where the work is large enough to
-    pay for them."""
+    pay for them. `context`: files read for the index only (--context, `batch.read_context`)."""
     plan = None
     if jobs != 1 and items and not any(i.reading for i in items):  # (a source's own reading: one process)
         # lazy: start-up: multiprocessing and the worker machinery only for a run that may use them
@@ -107,7 +108,7 @@ def upgrade_items(
         plan = plan if plan.jobs > 1 else None
     elif items:
         run.jobs_note = "one process (-j 1)"
-    index = build_index(items, settings, keep=True, reader=plan.index_pass if plan else None)
+    index = build_index(items, settings, keep=True, reader=plan.index_pass if plan else None, context=context)
     if plan is not None:
         results = parallel.upgrade_pass(plan, index, progress)
     else:

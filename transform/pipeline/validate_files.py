@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from transform.convert import apiversion, payloads, wronggroup
@@ -76,8 +77,8 @@ def _not_latest(
     ]
 
 
-def validate_items(items: list[Item], settings: Settings, run: RunResult) -> None:
-    index = build_index(items, settings)
+def validate_items(items: list[Item], settings: Settings, run: RunResult, context: Sequence[Item] = ()) -> None:
+    index = build_index(items, settings, context=context)
     for item in items:
         result = FileResult(item.name)
         run.results.append(result)

@@ -49,6 +49,15 @@ def _by_kind() -> dict[tuple[str, str], str]:
     return {(c["group"], c["kind"]): name for name, c in index()["crds"].items()}
 
 
+@functools.cache
+def kinds_by_group() -> dict[str, frozenset[str]]:
+    """Every kind a bundled KubeVirt or CDI CRD defines, by group (over every bundled release)."""
+    out: dict[str, set[str]] = {}
+    for crd in (*index()["crds"].values(), *cdi_index()["crds"].values()):
+        out.setdefault(crd["group"], set()).add(crd["kind"])
+    return {group: frozenset(kinds) for group, kinds in out.items()}
+
+
 def releases() -> list[Release]:
     return sorted(_parse(key) for key in index()["releases"])
 

@@ -93,9 +93,16 @@ def _kubevirt_document(
         out += rules
     elif kind == "VirtualMachine":
         out += webhooks.virtual_machine_rules(obj)
-    if api_version.startswith(("kubevirt.io/", "pool.kubevirt.io/")):
-        out += webhooks.discontinued_bindings(obj, target)
+    out += refused_bindings(obj, target)
     return _sorted(out)
+
+
+def refused_bindings(obj: dict[str, Any], target: Release) -> list[Finding]:
+    """The interface bindings KubeVirt `target` refuses on creation (`webhook.discontinued-binding`): part of
+    the document's own findings, and the whole of what `scan` asks of the webhooks (transform.validate.target)."""
+    if not str(obj.get("apiVersion")).startswith(("kubevirt.io/", "pool.kubevirt.io/")):
+        return []
+    return webhooks.discontinued_bindings(obj, target)
 
 
 def _sorted(found: list[Finding]) -> list[Finding]:

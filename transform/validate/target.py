@@ -220,7 +220,8 @@ def judge(
     (transform.model.policy.Judgement): the schema and webhook findings (transform.validate.documents), a
     ControllerRevision's payload as KubeVirt's decoder reads it (transform.validate.decoding) and the
     target's. Commands choose only the severity (transform.model.policy.verdict). `own=False`: the
-    target's findings only (`scan`), with the fields the target drops judged here."""
+    target's findings only (`scan`), with the fields the target drops judged here, and the interface
+    bindings the target refuses on creation (otherwise among the document's own findings)."""
     if _memo is not None and own:
         try:
             text = json.dumps([obj, release, strict, partial, target_cdi], sort_keys=True, default=repr)
@@ -246,7 +247,7 @@ def _judge(
     own: bool = True,
 ) -> Judgement:
     if not own:
-        return Judgement(target=target_findings(obj, release))
+        return Judgement(target=target_findings(obj, release) + documents.refused_bindings(obj, release))
     cdi = {} if target_cdi is None else {"target_cdi": target_cdi}
     found = documents.validate_document(obj, partial=partial, strict=strict, target=release, **cdi)
     on_target = target_findings(obj, release, fields=False)
