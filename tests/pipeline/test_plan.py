@@ -152,23 +152,23 @@ def judged(monkeypatch: pytest.MonkeyPatch) -> collections.Counter[str]:
 def test_a_file_planned_again_after_a_failed_rename_is_judged_once(
     tmp_path: pathlib.Path, judged: collections.Counter[str]
 ) -> None:
-    """--rename, the revision's file fails (another of its documents is an error), so the revision keeps its
+    """--rename, the revision's file fails (another of its documents cannot be read), so the revision keeps its
     name and the VM's file is planned again without the rename: its documents are not judged again
     (before, every document of the VM's file went through the judge twice)."""
-    bad = {"apiVersion": "instancetype.kubevirt.io/v1alpha1", "kind": "Nonsense", "metadata": {"name": "x"}}
+    bad = "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\nmetadata: {name: [\n"
     it = {
         "apiVersion": "instancetype.kubevirt.io/v1alpha1",
         "kind": "VirtualMachineInstancetype",
         "metadata": {"name": "small", "namespace": "default"},
         "spec": {"cpu": {"guest": 1}, "memory": {"guest": "128Mi"}},
     }
-    (tmp_path / "a-rev.yaml").write_text(json.dumps(REVISION) + "\n---\n" + json.dumps(bad) + "\n")
+    (tmp_path / "a-rev.yaml").write_text(json.dumps(REVISION) + "\n---\n" + bad)  # a document YAML cannot read
     (tmp_path / "b-vm.yaml").write_text(json.dumps(VM) + "\n---\n" + json.dumps(it) + "\n")
     result = CliRunner().invoke(cli, ["check", "--rename", "-j", "1", "--format", "json", str(tmp_path)])
     assert result.exit_code == 3, result.output
     report = json.loads(result.output)
     codes = {(pathlib.Path(f["file"]).name, f["code"]) for f in report["findings"]}
-    assert ("a-rev.yaml", "input.unknown-kind") in codes and ("b-vm.yaml", "upgraded") in codes
+    assert ("a-rev.yaml", "input.yaml") in codes and ("b-vm.yaml", "upgraded") in codes
     assert ("b-vm.yaml", "reference.renamed") not in codes  # planned again: the revision keeps its name
     assert json.dumps(VM, sort_keys=True) in judged and json.dumps(it, sort_keys=True) in judged
     assert {k[:80]: n for k, n in judged.items() if n > 1} == {}
