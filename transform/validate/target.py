@@ -18,7 +18,6 @@ not apply), `target.vm-flavor` (a VM's spec.flavor after v0.56). A field no rele
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -223,6 +222,9 @@ def judge(
     target's findings only (`scan`), with the fields the target drops judged here, and the interface
     bindings the target refuses on creation (otherwise among the document's own findings)."""
     if _memo is not None and own:
+        # lazy: start-up and memory: hashlib loads OpenSSL (about 3 MB), only for a run that remembers judgements
+        import hashlib
+
         try:
             text = json.dumps([obj, release, strict, partial, target_cdi], sort_keys=True, default=repr)
             key = hashlib.blake2b(text.encode(), digest_size=20).digest()  # (ASCII: json escapes the rest)
