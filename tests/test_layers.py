@@ -42,10 +42,10 @@ def _imports(path: pathlib.Path) -> list[tuple[ast.stmt, str, list[str], bool]]:
     """(node, imported module, imported names, at module level) for every import of transform."""
     tree = ast.parse(path.read_text(), str(path))
     top = set(map(id, tree.body))
-    for node in tree.body:  # imports under `if TYPE_CHECKING:` count as module level
-        if isinstance(node, ast.If):
-            top.update(map(id, node.body))
-    found = []
+    for stmt in tree.body:  # imports under `if TYPE_CHECKING:` count as module level
+        if isinstance(stmt, ast.If):
+            top.update(map(id, stmt.body))
+    found: list[tuple[ast.stmt, str, list[str], bool]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "transform":
             names = [a.name for a in node.names]

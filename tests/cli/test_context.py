@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -146,9 +147,11 @@ def test_the_context_is_read_only_when_an_input_is_a_candidate(tree: Path, monke
     walked: list[list[str]] = []
     real = sources.discover
 
-    def discover(paths: list[str], *a: object, **k: object):  # type: ignore[no-untyped-def]
+    def discover(
+        paths: list[str], include: tuple[str, ...] = (), exclude: tuple[str, ...] = ()
+    ) -> Iterator[sources.Input | sources.Skipped]:
         walked.append(list(paths))
-        return real(paths, *a, **k)  # type: ignore[arg-type]
+        return real(paths, include, exclude)
 
     monkeypatch.setattr(sources, "discover", discover)
     monkeypatch.setattr("transform.pipeline.batch.discover", discover)

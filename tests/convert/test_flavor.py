@@ -47,7 +47,7 @@ def test_flavor_without_memory_guest_is_an_error() -> None:
     ],
 )
 def test_vm_matcher_kinds(kind: str, expected: str) -> None:
-    vm = {
+    vm: dict[str, Any] = {
         "kind": "VirtualMachine",
         "spec": {"running": False, "flavor": {"kind": kind, "name": "c", "revisionName": "r"}},
     }

@@ -188,5 +188,6 @@ def test_values_flow_mappings_are_read_like_block_ones() -> None:
 
 def test_second_run_changes_nothing() -> None:
     for before, _after in (p.values for p in REWRITE):
+        assert isinstance(before, str)
         once = helmtemplate.upgrade(before, T19).text
         assert helmtemplate.upgrade(once, T19).text == once

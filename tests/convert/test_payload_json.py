@@ -79,7 +79,12 @@ def _wrapper(spec: str) -> dict[str, Any]:
 def test_a_wrapper_payload_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
     real = json.loads
-    monkeypatch.setattr(json, "loads", lambda data, **kw: calls.append(1) or real(data, **kw))
+
+    def loads(data: str | bytes | bytearray, **kw: Any) -> Any:
+        calls.append(1)
+        return real(data, **kw)
+
+    monkeypatch.setattr(json, "loads", loads)
     decoded = payloads.decode(_wrapper('{"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}}'))
     assert decoded.fmt == "F1"
     assert len(calls) == 1

@@ -31,7 +31,7 @@ from tests.integrations.test_backup import (
 from transform.cli.main import main
 from transform.integrations import scan_inputs, velero
 from transform.integrations.tarstream import BackupError
-from transform.model.findings import quote_name
+from transform.model.findings import Finding, quote_name
 from transform.model.settings import Settings
 
 EVIL_OWNER = "../../../../etc/x"
@@ -39,7 +39,7 @@ EVIL_OWNER = "../../../../etc/x"
 
 def _evil_revision() -> dict[str, object]:
     rev = f1_revision()
-    rev["metadata"]["ownerReferences"] = vm_owner(EVIL_OWNER)  # type: ignore[index]
+    rev["metadata"]["ownerReferences"] = vm_owner(EVIL_OWNER)
     return rev
 
 
@@ -64,7 +64,7 @@ def test_backup_rename_never_builds_a_path_from_a_bad_owner_name(
 @pytest.mark.parametrize("owner", [EVIL_OWNER, "a/b", "UPPER", "x" * 250, "bad\nname"])
 def test_fix_rename_refuses_a_bad_built_name(tmp_path: Path, owner: str, capsys: pytest.CaptureFixture[str]) -> None:
     rev = f1_revision()
-    rev["metadata"]["ownerReferences"] = vm_owner(owner)  # type: ignore[index]
+    rev["metadata"]["ownerReferences"] = vm_owner(owner)
     path = tmp_path / "cr.json"
     path.write_bytes(compact(rev))
     code, err = run(["fix", "--rename", str(path)], capsys)
@@ -77,7 +77,7 @@ def test_rename_collision_is_refused_before_writing(tmp_path: Path, capsys: pyte
     """Two revisions that --rename gives one name: two members with one path (an extractor keeps one)."""
     other = copy.deepcopy(f1_revision())
     other_name = f"vm-legacy-csmall-v1alpha2-{IT_UID}-1"  # the same object, another era's name
-    other["metadata"]["name"] = other_name  # type: ignore[index]
+    other["metadata"]["name"] = other_name
     entries = [
         ("metadata/version", b"1.1.0\n"),
         (f"{CR_DIR}/namespaces/{NS}/{F1_NAME}.json", compact(f1_revision())),
@@ -135,7 +135,7 @@ def test_unsafe_entries_refused_by_backup_and_scan(
     code = main(["scan", str(src)])
     captured = capsys.readouterr()
     assert code == 3 and why in captured.out + captured.err
-    errors: list[object] = []
+    errors: list[Finding] = []
     assert list(scan_inputs.iter_tarball(str(src), errors)) == [] and errors
 
 
@@ -168,8 +168,8 @@ def test_huge_long_name_or_pax_header_is_refused_while_streaming(tmp_path: Path,
     assert path.stat().st_size < 2 * 1024 * 1024
     with pytest.raises(BackupError, match=r"header of 67108864 bytes .*limit"):
         velero.upgrade_backup(str(path), None, Settings())
-    errors: list[object] = []
-    assert list(scan_inputs.iter_tarball(str(path), errors)) == []  # type: ignore[arg-type]
+    errors: list[Finding] = []
+    assert list(scan_inputs.iter_tarball(str(path), errors)) == []
     assert errors and "header" in str(errors[0])
 
 
@@ -180,8 +180,8 @@ def test_expanded_size_is_capped_while_decompressing(tmp_path: Path) -> None:
     with pytest.raises(BackupError, match="expands to more than 1048576 bytes.*--max-archive-size"):
         velero.upgrade_backup(str(src), str(tmp_path / "out.tar.gz"), small)
     assert not (tmp_path / "out.tar.gz").exists()
-    errors: list[object] = []
-    list(scan_inputs.iter_tarball(str(src), errors, small))  # type: ignore[arg-type]
+    errors: list[Finding] = []
+    list(scan_inputs.iter_tarball(str(src), errors, small))
     assert errors and "expands to more than" in str(errors[0])
     velero.upgrade_backup(str(src), str(tmp_path / "out.tar.gz"), Settings())  # the default is generous
 
@@ -195,10 +195,8 @@ def test_scan_and_backup_accept_the_same_archives(tmp_path: Path) -> None:
     for path in (gz, plain):
         outcome = velero.upgrade_backup(str(path), None, Settings())
         assert outcome.changed == 1
-        errors: list[object] = []
-        assert [n for n, _ in scan_inputs.iter_tarball(str(path), errors)] == [  # type: ignore[arg-type]
-            f"{path}:{name}" for name, _ in entries
-        ]
+        errors: list[Finding] = []
+        assert [n for n, _ in scan_inputs.iter_tarball(str(path), errors)] == [f"{path}:{name}" for name, _ in entries]
         assert not errors
 
 
@@ -261,7 +259,7 @@ def test_a_deep_payload_inside_a_backup_fails_only_its_item(tmp_path: Path, caps
 
     deep = copy.deepcopy(f1_revision())
     payload = '{"cpu":{"guest":1},"memory":{"guest":"1Gi"},"x":' + "[" * 100_000 + "]" * 100_000 + "}"
-    deep["data"]["spec"] = base64.b64encode(payload.encode()).decode()  # type: ignore[index]
+    deep["data"]["spec"] = base64.b64encode(payload.encode()).decode()
     entries = [
         ("metadata/version", b"1.1.0\n"),
         (f"{CR_DIR}/namespaces/{NS}/{F1_NAME}.json", compact(deep)),

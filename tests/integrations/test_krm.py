@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -122,7 +123,7 @@ def test_existing_results_replaced_and_idempotent() -> None:
 
 
 def test_legacy_annotations_locate_results() -> None:
-    rl = {
+    rl: dict[str, Any] = {
         "apiVersion": "config.kubernetes.io/v1",
         "kind": "ResourceList",
         "items": [

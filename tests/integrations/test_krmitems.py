@@ -10,6 +10,8 @@ import pytest
 import yaml
 
 from transform.integrations import krm, krmitems
+from transform.model.settings import Settings
+from transform.yamltext import textio
 
 from .test_krm import RL_YAML
 
@@ -120,7 +122,12 @@ def test_whatever_cannot_be_cut_is_read_whole(name: str, monkeypatch: pytest.Mon
     data = WHOLE[name].encode()
     calls: list[Any] = []
     real = krm._whole
-    monkeypatch.setattr(krm, "_whole", lambda *a: calls.append(a) or real(*a))
+
+    def whole(source: textio.Source, raw: bytes, base: Settings) -> krm.Outcome:
+        calls.append((source, raw, base))
+        return real(source, raw, base)
+
+    monkeypatch.setattr(krm, "_whole", whole)
     try:
         out: krm.Outcome | None = krm.process(data)
     except krm.KrmError:

@@ -21,7 +21,8 @@ def build(tmp_path: pathlib.Path, edit: str = "", option: str = "") -> subproces
     shutil.copytree(EXAMPLE, tmp_path / "ex")
     if edit:
         target = tmp_path / "ex" / "app" / "instancetype.yaml"
-        target.write_text(target.read_text().replace(*edit.split("|")))
+        old, new = edit.split("|")
+        target.write_text(target.read_text().replace(old, new))
     (tmp_path / "config" / "kustomize").mkdir(parents=True)
     shutil.copytree(tmp_path / "ex" / "plugin", tmp_path / "config" / "kustomize" / "plugin")
     tool = tmp_path / "instancetype-upgrade"

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from transform.integrations import tarstream
 
+FIELDS: tuple[str, ...]
 FIELDS = ("name", "mode", "uid", "gid", "size", "mtime", "chksum", "type", "linkname", "uname", "gname")
 FIELDS += ("devmajor", "devminor", "pax_headers")
 

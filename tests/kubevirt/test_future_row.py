@@ -42,6 +42,5 @@ def test_the_row_is_used_everywhere(future_row: None, tmp_path: Path) -> None:
     found = json.loads(run(cli, ["validate", "--format", "json", str(tmp_path / "pool.yaml")]).output)["findings"]
     assert any(f["code"] == "pool.not-latest" and "pool.kubevirt.io/v1" in f["message"] for f in found)
     assert apis.latest("pool.kubevirt.io") == "pool.kubevirt.io/v1"
-    assert apis.decide("pool.kubevirt.io/v1beta1", "VirtualMachinePool", apis.Targets((1, 9))).new_api_version == (
-        "pool.kubevirt.io/v1"
-    )
+    decision = apis.decide("pool.kubevirt.io/v1beta1", "VirtualMachinePool", apis.Targets((1, 9)))
+    assert decision is not None and decision.new_api_version == "pool.kubevirt.io/v1"

@@ -131,7 +131,7 @@ def _decode_spec_revision(data: dict[str, Any], is_instancetype: bool) -> dict[s
     except (ValueError, binascii.Error):
         return None
     try:
-        return go.unmarshal(parsed, _spec_type("v1alpha1", is_instancetype), strict=True)  # type: ignore[no-any-return]
+        return go.unmarshal(parsed, _spec_type("v1alpha1", is_instancetype), strict=True)
     except go.GoError:
         return None
 

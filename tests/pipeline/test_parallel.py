@@ -52,7 +52,11 @@ def _text(errors: bool = True) -> str:
     return "---\n".join(_documents(errors))
 
 
-def _results(items: list[batch.Item], settings: Settings, jobs: int) -> tuple[list[object], bool, str]:
+# (name, new text, documents upgraded, renames, findings) of one file
+_Row = tuple[str, str | None, int, list[tuple[str, str, str]], list[str]]
+
+
+def _results(items: list[batch.Item], settings: Settings, jobs: int) -> tuple[list[_Row], bool, str]:
     run = batch.RunResult()
     upgrade.upgrade_items(items, settings, run, jobs=jobs)
     return (
@@ -175,7 +179,7 @@ def test_the_command_gives_the_same_bytes_and_exit_code_with_two_workers(tmp_pat
     assert len(text) > 2 * parallel.SHARE_MIN_BYTES
     for errors in (False, True):
         data = (text + (HANDMADE[1] if errors else "")).encode()
-        runs = {}
+        runs: dict[str, tuple[int, bytes, int, bytes]] = {}
         for jobs in ("1", "2"):
             path = tmp_path / f"j{jobs}" / "export.yaml"
             path.parent.mkdir(exist_ok=True)
@@ -183,8 +187,8 @@ def test_the_command_gives_the_same_bytes_and_exit_code_with_two_workers(tmp_pat
             check = _cli("check", "--debug", "-j", jobs, str(path))
             fixed = _cli("fix", "-j", jobs, str(path))
             assert ("2 workers" in check.stderr.decode()) == (jobs == "2"), check.stderr
-            runs[jobs] = (check.returncode, check.stdout.replace(b"/j" + jobs.encode() + b"/", b"/"), fixed.returncode)
-            runs[jobs] += (path.read_bytes(),)
+            stdout = check.stdout.replace(b"/j" + jobs.encode() + b"/", b"/")
+            runs[jobs] = (check.returncode, stdout, fixed.returncode, path.read_bytes())
             shutil.rmtree(path.parent)
         assert runs["1"] == runs["2"]
         assert runs["1"][0] == (3 if errors else 1) and (runs["1"][3] == data) == errors

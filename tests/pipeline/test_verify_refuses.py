@@ -177,7 +177,12 @@ def test_a_large_json_document_is_read_back_from_events(monkeypatch: pytest.Monk
     data = _json_payload(25_000)
     loaded: list[str] = []
     real = nodes.parse
-    monkeypatch.setattr(nodes, "parse", lambda text: loaded.append(text) or real(text))
+
+    def parse(text: str) -> nodes.Document | None:
+        loaded.append(text)
+        return real(text)
+
+    monkeypatch.setattr(nodes, "parse", parse)
     read = _parsed_texts(monkeypatch)
     result = upgrade_file("cr.json", data, Settings(), Index())
     assert result.new_text is not None and len(result.new_text) > verify._JSON_READ_WHOLE

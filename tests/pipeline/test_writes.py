@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -39,10 +40,14 @@ def upgraded(data: bytes, name: str = "x.yaml") -> bytes:
     return result.source.encode(result.new_text)
 
 
-def cli(*args: str, preexec_fn=None, wait: bool = True, stderr: int = subprocess.PIPE):  # type: ignore[no-untyped-def]
+def cli_background(*args: str, stderr: int = subprocess.PIPE) -> subprocess.Popen[bytes]:
+    """`fix` started in the background (stdout discarded)."""
     cmd = [sys.executable, "-m", "transform", "fix", *args]
-    if not wait:
-        return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=stderr, cwd=ROOT)
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=stderr, cwd=ROOT)
+
+
+def cli(*args: str, preexec_fn: Callable[[], None] | None = None) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "transform", "fix", *args]
     # the report (stdout) and the messages (stderr) in one stream, in order
     proc = subprocess.run(
         cmd,
@@ -93,7 +98,7 @@ def test_write_atomic_uses_a_synced_temp_file_in_the_same_directory(
     path = tmp_path / "a.yaml"
     path.write_bytes(b"old")
     path.chmod(0o600)
-    events: list[tuple[str, object]] = []
+    events: list[tuple[str, tuple[str, str] | int]] = []
     real_replace, real_fsync = os.replace, os.fsync
 
     def replace(src: str, dst: str) -> None:
@@ -112,7 +117,9 @@ def test_write_atomic_uses_a_synced_temp_file_in_the_same_directory(
     assert path.read_bytes() == b"new"
     kinds = [k for k, _ in events]
     assert kinds.index("fsync") < kinds.index("replace")
-    src, dst = next(v for k, v in events if k == "replace")  # type: ignore[misc]
+    replaced = next(v for k, v in events if k == "replace")
+    assert isinstance(replaced, tuple)
+    src, dst = replaced
     assert os.path.dirname(src) == str(tmp_path) and dst == str(path)
     assert os.path.basename(src).startswith(TEMP_PREFIX)
     assert sorted(os.listdir(tmp_path)) == ["a.yaml"]
@@ -157,7 +164,7 @@ def test_sigkill_at_random_points_leaves_old_or_new(tmp_path: pathlib.Path) -> N
         for path, (old, _new) in tree.items():
             path.write_bytes(old)
         marks = [d.stat().st_mtime_ns for d in dirs]
-        proc = cli(str(tmp_path), wait=False, stderr=subprocess.DEVNULL)
+        proc = cli_background(str(tmp_path), stderr=subprocess.DEVNULL)
         if i % 2:
             # every other run: kill at a random point of the whole run
             time.sleep(rng.uniform(0.4, 1.0) * full)
@@ -182,9 +189,9 @@ def test_sigkill_at_random_points_leaves_old_or_new(tmp_path: pathlib.Path) -> N
                 if entry not in names:  # only our hidden temp files, never a visible YAML name
                     assert entry.startswith(TEMP_PREFIX) and entry.endswith(".tmp"), entry
     assert kills >= 5 and partial >= 1, (kills, partial, "the kills never hit the write phase: proves nothing")
-    proc = cli(str(tmp_path))  # a final run finishes the job and ignores the leftovers
-    assert proc.returncode in (0, 1), proc.stdout
-    assert TEMP_PREFIX not in proc.stdout
+    final = cli(str(tmp_path))  # a final run finishes the job and ignores the leftovers
+    assert final.returncode in (0, 1), final.stdout
+    assert TEMP_PREFIX not in final.stdout
     for path, (_old, new) in tree.items():
         assert path.read_bytes() == new
 
@@ -284,9 +291,9 @@ def test_output_dir_with_a_file_in_the_way(tmp_path: pathlib.Path) -> None:
 def test_two_concurrent_runs_never_corrupt_a_file(tmp_path: pathlib.Path, seed: int) -> None:
     tree = make_tree(tmp_path, 120)
     sub = next(iter(tree)).parent  # the second run sees part of the tree: overlapping, not equal
-    first = cli(str(tmp_path), wait=False)
+    first = cli_background(str(tmp_path))
     time.sleep(random.Random(seed).uniform(0.0, 0.3))
-    second = cli(str(sub), wait=False)
+    second = cli_background(str(sub))
     for proc in (first, second):
         _out, err = proc.communicate(timeout=TIMEOUT)
         assert proc.returncode in (0, 1, 3), err

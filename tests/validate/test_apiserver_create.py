@@ -172,8 +172,9 @@ def test_cel_rules_wait_for_a_valid_object() -> None:
 
 def test_cel_transition_rules_do_not_apply_to_a_create() -> None:
     """VirtualMachineBackup's spec has `self == oldSelf`: there is no old object on a create."""
-    doc = {"apiVersion": "backup.kubevirt.io/v1alpha1", "kind": "VirtualMachineBackup", "metadata": {"name": "b"},
-           "spec": {"source": {"apiGroup": "kubevirt.io", "kind": "VirtualMachine", "name": "vm1"}, "pvcName": "p"}}  # fmt: skip
+    doc: dict[str, Any] = {"apiVersion": "backup.kubevirt.io/v1alpha1", "kind": "VirtualMachineBackup",
+                           "metadata": {"name": "b"},
+                           "spec": {"source": {"apiGroup": "kubevirt.io", "kind": "VirtualMachine", "name": "vm1"}, "pvcName": "p"}}  # fmt: skip
     assert errors(doc) == []
     doc["spec"]["source"] = {"kind": "VirtualMachine", "name": "vm1"}
     found = [f for f in validate_document(doc) if f.severity.value == "error"]
@@ -294,9 +295,9 @@ def test_a_cdi_field_of_a_later_cdi_release_is_the_targets_fact() -> None:
     """CDI's own examples of v1.66 (a gcs source; http.insecureSkipVerify) judged at --target-cdi 1.56: the
     fields exist, in later CDI releases; said as for KubeVirt (target.unknown-field, with the CDI release
     that added them), not as a typo. A field no CDI release has stays schema.unknown-field."""
-    dv = {"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume", "metadata": {"name": "dv"},
-          "spec": {"source": {"gcs": {"url": "gs://b/disk.img"}},
-                   "storage": {"resources": {"requests": {"storage": "1Gi"}}}}}  # fmt: skip
+    dv: dict[str, Any] = {"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "DataVolume", "metadata": {"name": "dv"},
+                          "spec": {"source": {"gcs": {"url": "gs://b/disk.img"}},
+                                   "storage": {"resources": {"requests": {"storage": "1Gi"}}}}}  # fmt: skip
     found = validate_document(dv, target_cdi=(1, 56))
     assert [(f.code, f.field_path) for f in found] == [("target.unknown-field", "spec.source.gcs")]
     assert "CDI 1.56 does not know spec.source.gcs (added in 1.57)" in found[0].message

@@ -170,7 +170,8 @@ def test_every_document_is_validated_once(
         (tmp_path / "all.yaml").write_text(_stream())
         args = [command, "-j", "1", str(tmp_path / "all.yaml")] if command != "scan" else ["scan", str(tmp_path)]
         if command == "validate":
-            args.remove("-j"), args.remove("1")
+            args.remove("-j")
+            args.remove("1")
     result = CliRunner().invoke(cli, args, input=stdin)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
     assert counted, "nothing was validated: the counting wrappers are not on the path the command takes"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -270,9 +271,16 @@ def test_invalid_documents(doc: dict[str, Any], expected: list[tuple[Any, ...]])
     assert _rows(validate_document(doc)) == sorted(expected)
 
 
+def _document(values: Sequence[object]) -> dict[str, Any]:
+    """The document of a VALID or INVALID case (its first value)."""
+    doc = values[0]
+    assert isinstance(doc, dict)
+    return doc
+
+
 @pytest.mark.parametrize(
     "doc",  # payload verdicts of ControllerRevisions are tested in test_validation_payloads
-    [p.values[0] for p in VALID + INVALID if p.values[0]["kind"] != "ControllerRevision"],
+    [doc for doc in (_document(p.values) for p in VALID + INVALID) if doc["kind"] != "ControllerRevision"],
 )
 def test_same_verdict_as_reference_schema(doc: dict[str, Any], engine: str) -> None:
     """Our schema findings (not webhooks, not payload decoding) exist exactly when the oracle refuses."""

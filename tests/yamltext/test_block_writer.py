@@ -71,7 +71,7 @@ def test_the_writer_writes_what_the_emitters_write(value: Any, indent: int, styl
             assert mine == lines
 
 
-PAYLOAD = {
+PAYLOAD: dict[str, Any] = {
     "apiVersion": "instancetype.kubevirt.io/v1beta1",
     "kind": "VirtualMachineInstancetype",
     "metadata": {"creationTimestamp": None, "generation": 1, "name": "c1.large", "labels": {}},

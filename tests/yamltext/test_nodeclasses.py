@@ -26,10 +26,13 @@ def test_the_c_composer_builds_the_lean_classes() -> None:
 
 
 def test_both_parsers_read_the_same_values() -> None:
-    c_value = nodes.parse(TEXT).value
+    c_doc = nodes.parse(TEXT)
+    assert c_doc is not None
+    c_value = c_doc.value
     previous = nodes.use_parser("pure")
     try:
-        assert nodes.parse(TEXT).value == c_value
+        pure_doc = nodes.parse(TEXT)
+        assert pure_doc is not None and pure_doc.value == c_value
     finally:
         nodes.use_parser(previous)
     assert c_value == {"a": [1, "2", "q", {"b": None}], "c": [1, "2", "q", {"b": None}], "d": "hi", "e": "lit\n"}

@@ -94,6 +94,7 @@ def test_every_sample_reads_back_and_every_difference_is_seen() -> None:
             continue  # anchors, tags, merge keys...: composed as before
         proven += 1
         root = nodes.compose(text)
+        assert root is not None
         assert spans == sorted(
             (s.start_mark.index, s.end_mark.index)
             for s in nodepath.iter_scalars(root)
