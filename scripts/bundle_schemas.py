@@ -257,8 +257,8 @@ def build_cdi(releases_dir: Any, files: dict[str, bytes]) -> None:
         digest = hashlib.sha256(data).hexdigest()[:16]
         files[f"cdi/{digest}.json.gz"] = gz(data)
         key = release_key(entry["tag"])
-        version = {"schema": digest, "served": entry["served"], "storage": entry["storage"]}
-        releases.setdefault(key, {}).setdefault(entry["crd"], {})[entry["version"]] = version
+        flags = {"schema": digest, "served": entry["served"], "storage": entry["storage"]}
+        releases.setdefault(key, {}).setdefault(entry["crd"], {})[entry["version"]] = flags
         sources[key] = {"tag": entry["tag"], "commit": entry["commit"]}
         crds[entry["crd"]] = {"group": entry["group"], "kind": entry["kind"], "scope": entry["scope"]}
     index = {
