@@ -161,7 +161,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.schema is None:  # check-jsonschema reads a file: the one member, out of the archive
             args.schema = Path(tmp) / "virtualmachine.json"
             with tarfile.open(ARCHIVE) as tar:
-                args.schema.write_bytes(tar.extractfile(MEMBER).read())  # type: ignore[union-attr]
+                member = tar.extractfile(MEMBER)
+                assert member is not None, MEMBER
+                args.schema.write_bytes(member.read())
         cmds = [ours_cmd]
         if peer is not None and args.schema.is_file():
             cmds.append([peer, "--schemafile", str(args.schema), *map(str, files)])

@@ -19,7 +19,13 @@ ARCHIVES = Path(__file__).resolve().parents[1] / "reference"
 @functools.cache
 def _files(tree: str) -> dict[str, bytes]:
     with tarfile.open(ARCHIVES / f"{tree}.tar.xz") as tar:
-        return {m.name: tar.extractfile(m).read() for m in tar if m.isfile()}  # type: ignore[union-attr]
+        return {m.name: _read(tar, m) for m in tar if m.isfile()}
+
+
+def _read(tar: tarfile.TarFile, member: tarfile.TarInfo) -> bytes:
+    f = tar.extractfile(member)  # a regular file (isfile): never None
+    assert f is not None, member.name
+    return f.read()
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -156,13 +157,13 @@ def test_an_error_that_blocks_the_upgrade_stays(tmp_path: pathlib.Path, monkeypa
     file is not written, and the directive naming the code does not hide why. (Issue 21 §1: the field
     must be new on the upgraded object; one the input had already is an `input:` warning, which the
     directive silences, so a stand-in validator reports it on the upgraded object only.)"""
-    from transform.model.findings import error
+    from transform.model.findings import Finding, error
     from transform.validate import documents
 
     real = documents.validate_document
 
-    def introduced(obj: dict, **kw: object) -> list:
-        found = real(obj, **kw)  # type: ignore[arg-type]
+    def introduced(obj: dict[str, Any], **kw: Any) -> list[Finding]:
+        found = real(obj, **kw)
         found = [f for f in found if f.code != "schema.unknown-field"]
         if str(obj.get("apiVersion")).endswith("/v1beta1"):
             found.append(

@@ -6,6 +6,8 @@ from transform.kubevirt.apis: this table is the oracle.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from transform.convert.index import Index
@@ -88,8 +90,8 @@ CASES = [
 ]
 
 
-def run(text: str, **kw: object) -> tuple[str | None, list[str], set[str]]:
-    r = upgrade_file("t.yaml", text.encode(), Settings(**kw), Index())  # type: ignore[arg-type]
+def run(text: str, **kw: Any) -> tuple[str | None, list[str], set[str]]:
+    r = upgrade_file("t.yaml", text.encode(), Settings(**kw), Index())
     errors = [str(f) for f in r.findings if f.severity.value == "error"]
     return (r.new_text if r.changed else None), errors, {f.code for f in r.findings}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pathlib
+from typing import Any
 
 import pytest
 import yaml
@@ -14,9 +15,9 @@ from transform.pipeline.onefile import upgrade_file
 V = "instancetype.kubevirt.io"
 
 
-def run(text: str | bytes, **kw: object) -> tuple[str | None, list[str]]:
+def run(text: str | bytes, **kw: Any) -> tuple[str | None, list[str]]:
     data = text.encode() if isinstance(text, str) else text
-    r = upgrade_file("t.yaml", data, Settings(**kw), Index())  # type: ignore[arg-type]
+    r = upgrade_file("t.yaml", data, Settings(**kw), Index())
     errors = [str(f) for f in r.findings if f.severity.value == "error"]
     if r.new_text is None:
         return None, errors

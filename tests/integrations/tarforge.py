@@ -5,6 +5,7 @@ Independent of transform/: each header is laid out from the POSIX ustar / GNU la
 from __future__ import annotations
 
 import gzip
+from typing import Any
 
 BLOCK = 512
 USTAR = b"ustar\x0000"
@@ -62,8 +63,8 @@ def gnu_long(value: bytes, kind: bytes = b"L") -> bytes:
     return header(b"././@LongLink", kind, len(data), magic=GNU) + pad(data)
 
 
-def member(name: bytes, data: bytes = b"", kind: bytes = b"0", **kw: object) -> bytes:
-    return header(name, kind, len(data), **kw) + pad(data)  # type: ignore[arg-type]
+def member(name: bytes, data: bytes = b"", kind: bytes = b"0", **kw: Any) -> bytes:
+    return header(name, kind, len(data), **kw) + pad(data)
 
 
 def archive(*parts: bytes, compress: bool = True) -> bytes:

@@ -85,10 +85,16 @@ def _pack(root: pathlib.Path, out: pathlib.Path) -> pathlib.Path:
     return out
 
 
+def _member(tf: tarfile.TarFile, m: tarfile.TarInfo) -> bytes:
+    f = tf.extractfile(m)
+    assert f is not None, m.name
+    return f.read()
+
+
 def _unpack(tarball: pathlib.Path) -> dict[str, bytes]:
     with tarfile.open(tarball, "r:gz") as tf:
         return {
-            ("metadata-version" if m.name == "metadata/version" else m.name): tf.extractfile(m).read()  # type: ignore[union-attr]
+            ("metadata-version" if m.name == "metadata/version" else m.name): _member(tf, m)
             for m in tf.getmembers()
             if m.isreg()
         }
