@@ -145,3 +145,27 @@ def test_blank_and_deeper_comment_lines_after_the_last_item_stay_with_it(
     assert content(out.data) == content(whole.data)
     assert tail.partition("# the end")[0] + "results:" in out.data.decode()
     assert out.results == whole.results
+
+
+def test_the_items_are_planned_by_the_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A list read item by item is one input of the pipeline's `upgrade_items` (its documents the items,
+    `parts.Reading`), as a list read whole and every file are: no engine or index driven by the KRM
+    function itself (issue 20 §4)."""
+    from transform.pipeline import upgrade
+
+    calls: list[list[Any]] = []
+    real = upgrade.upgrade_items
+
+    def counting(items: list[Any], *a: Any, **k: Any) -> Any:
+        calls.append(items)
+        return real(items, *a, **k)
+
+    monkeypatch.setattr(upgrade, "upgrade_items", counting)
+    text = CASES["revision-and-vm"]
+    lay = krmitems.layout(text, "\n")
+    assert lay is not None
+    out = krm.process(text.encode())
+    assert out.upgraded and len(calls) == 1
+    (item,) = calls[0]
+    assert item.reading is not None and item.reading.source.text == lay.spaced
+    assert item.reading.span is not None and item.reading.span.chunks == lay.spans

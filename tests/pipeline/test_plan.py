@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import pathlib
 import stat
+from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from transform.cli.main import cli
@@ -83,3 +86,108 @@ def test_a_change_is_data() -> None:
     assert len(changes) == 2
     assert pickle.loads(pickle.dumps(changes)) == changes
     assert [c.verify.value if c.verify else None for c in changes] == ["upgraded", "payload"]
+
+
+def test_a_source_that_reads_its_documents_its_own_way_is_planned_by_upgrade_items(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`upgrade_items` serves an input whose source reads its documents its own way (`parts.Reading`,
+    as the KRM function's items): only the chunks of its span, from its own text, each document parsed
+    once for the index and the upgrade, the upgraded value adjusted, the part finished by the source
+    (before, the KRM function drove the engine and the index itself)."""
+    from collections import Counter
+
+    from transform.model.settings import Settings
+    from transform.pipeline.batch import Item, RunResult
+    from transform.pipeline.parts import Part, Reading, spans
+    from transform.pipeline.upgrade import upgrade_items
+    from transform.yamltext import nodes, textio
+
+    revision = json.dumps(REVISION)
+    vm = json.dumps(VM)
+    it = '{"apiVersion": "instancetype.kubevirt.io/v1alpha1", "kind": "VirtualMachineInstancetype", "spec": {}}'
+    text = f"{it}\n---\n{revision}\n---\n{vm}\n"
+    source = textio.decode(text.encode())
+    chunks = textio.split_documents(text)
+    span = spans(text, chunks, [0, 1, len(chunks)])[1]  # the revision and the VM, not the instancetype
+    parsed: Counter[str] = Counter()
+    real = nodes.parse
+    monkeypatch.setattr(nodes, "parse", lambda t: parsed.update([t]) or real(t))
+    adjusted: list[int] = []
+    finished: list[int] = []
+
+    def adjust(pd: Any, new: Any) -> Any:
+        adjusted.append(pd.index)
+        return new
+
+    def after(part: Part) -> Part:
+        finished.append(len(part.pieces))
+        return part
+
+    item = Item("list", text.encode(), reading=Reading(source, source, span, adjust, after))
+    plan = upgrade_items([item], Settings(rename=True), RunResult(), jobs=0)
+    (r,) = plan.run.results
+    assert adjusted == [1, 2] and finished == [2]
+    assert r.new_text is not None and r.new_text.startswith(it + "\n---\n")  # outside the span: as it was
+    assert r.renames and f'"revisionName": "{r.renames[0][2]}"' in r.new_text
+    assert max(n for t, n in parsed.items() if t in text) == 1
+
+
+@pytest.fixture
+def judged(monkeypatch: pytest.MonkeyPatch) -> collections.Counter[str]:
+    """How often the judge's document validation ran on each object (by its JSON)."""
+    from transform.validate import documents
+
+    calls: collections.Counter[str] = collections.Counter()
+    real = documents.validate_document
+
+    def counting(obj: Any, *args: Any, **kwargs: Any) -> Any:
+        calls[json.dumps(obj, sort_keys=True)] += 1
+        return real(obj, *args, **kwargs)
+
+    monkeypatch.setattr(documents, "validate_document", counting)
+    return calls
+
+
+def test_a_file_planned_again_after_a_failed_rename_is_judged_once(
+    tmp_path: pathlib.Path, judged: collections.Counter[str]
+) -> None:
+    """--rename, the revision's file fails (another of its documents cannot be read), so the revision keeps its
+    name and the VM's file is planned again without the rename: its documents are not judged again
+    (before, every document of the VM's file went through the judge twice)."""
+    bad = "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\nmetadata: {name: [\n"
+    it = {
+        "apiVersion": "instancetype.kubevirt.io/v1alpha1",
+        "kind": "VirtualMachineInstancetype",
+        "metadata": {"name": "small", "namespace": "default"},
+        "spec": {"cpu": {"guest": 1}, "memory": {"guest": "128Mi"}},
+    }
+    (tmp_path / "a-rev.yaml").write_text(json.dumps(REVISION) + "\n---\n" + bad)  # a document YAML cannot read
+    (tmp_path / "b-vm.yaml").write_text(json.dumps(VM) + "\n---\n" + json.dumps(it) + "\n")
+    result = CliRunner().invoke(cli, ["check", "--rename", "-j", "1", "--format", "json", str(tmp_path)])
+    assert result.exit_code == 3, result.output
+    report = json.loads(result.output)
+    codes = {(pathlib.Path(f["file"]).name, f["code"]) for f in report["findings"]}
+    assert ("a-rev.yaml", "input.yaml") in codes and ("b-vm.yaml", "upgraded") in codes
+    assert ("b-vm.yaml", "reference.renamed") not in codes  # planned again: the revision keeps its name
+    assert json.dumps(VM, sort_keys=True) in judged and json.dumps(it, sort_keys=True) in judged
+    assert {k[:80]: n for k, n in judged.items() if n > 1} == {}
+
+
+def test_a_file_planned_again_after_an_unwritten_revision_is_judged_once(
+    tmp_path: pathlib.Path, judged: collections.Counter[str]
+) -> None:
+    """The same when the revision's file cannot be written (read-only): the VM's file, planned again by the
+    sink's loop (`Plan.settled`), is not judged again."""
+    rev, vm = tmp_path / "rev.json", tmp_path / "vm.json"
+    rev.write_text(json.dumps(REVISION, indent=2) + "\n")
+    vm.write_text(json.dumps(VM, indent=2) + "\n")
+    os.chmod(rev, stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+    try:
+        result = CliRunner().invoke(cli, ["fix", "--rename", "-j", "1", "--format", "json", str(tmp_path)])
+    finally:
+        os.chmod(rev, stat.S_IRUSR | stat.S_IWUSR)
+    assert result.exit_code == 3, result.output
+    assert "reference.kept" in {f["code"] for f in json.loads(result.output)["findings"]}
+    assert json.dumps(VM, sort_keys=True) in judged
+    assert {k[:80]: n for k, n in judged.items() if n > 1} == {}

@@ -295,7 +295,7 @@ def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings,
     outside = index.outside_run(name, ns) if settings.rename and name in index.renames else []
     try:
         up = revisions.upgrade_revision(
-            obj, rename=settings.rename and not outside, hints=index.hints(name, ns), current=current
+            obj, rename=settings.rename and not outside, current=current, **index.about(obj, name, ns)
         )
     except revisions.RevisionError as exc:
         out.findings.append(error(exc.code, exc.message, exc.path))

@@ -11,6 +11,7 @@ from typing import Any
 
 from transform.convert import helmrelease, payloads, revisions
 from transform.convert.kustomize import is_kustomization_file
+from transform.convert.revisions import Decoding
 from transform.model.findings import Finding, warning
 from transform.model.plain import get as _get
 
@@ -51,6 +52,10 @@ class Index:
     partial_kustomizations: set[str] = field(default_factory=set)
     remote_kustomizations: set[str] = field(default_factory=set)  # with a remote resource (a URL)
     claims: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (ns, new name) -> old names
+    referencing: set[str] = field(default_factory=set)  # the files (display names) whose VMs reference a revision
+    # payloads decoded for --rename whose documents the upgrade reads in the same parse: id of `data` ->
+    # (`data`, its decoding); taken by the upgrade (`take_decoded`), never merged across processes
+    decoded: dict[int, tuple[Any, Decoding]] = field(default_factory=dict, repr=False, compare=False)
     helm_deployed: dict[tuple[str, str], int] = field(default_factory=dict)  # (ns, release) -> latest deployed
     # (ns, VM name, family, revision, path) of every VirtualMachine's revision reference (not a snapshot's)
     vm_refs: list[tuple[str, str, str, str, str]] = field(default_factory=list)
@@ -59,31 +64,44 @@ class Index:
     outside_refs: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     def add_document(
-        self, doc: Any, *, rename: bool, base: str = "", name: str = "", where: str = "", outside: str = ""
+        self,
+        doc: Any,
+        *,
+        rename: bool,
+        base: str = "",
+        name: str = "",
+        where: str = "",
+        outside: str = "",
+        keep: bool = False,
     ) -> bool:
         """Index one document. `name`/`where`: the file's display name and absolute path, when it
         is a file (kustomization resources are resolved against it). `outside`: the display name of a
         file read for the index only (--context): its revisions are never renamed, its references keep
         the revisions they name from being renamed. Returns whether the path was used: if not, the same
-        document indexed again, under any path, adds nothing new."""
+        document indexed again, under any path, adds nothing new. `keep`: the upgrade reads this very
+        value (the parse is kept): a payload decoded here is kept for it."""
         if not isinstance(doc, dict):
             return False
         kind = doc.get("kind")
         if isinstance(doc.get("items"), list) and str(kind).endswith("List"):
-            used = [self.add_document(item, rename=rename, base=base, outside=outside) for item in doc["items"]]
+            used = [
+                self.add_document(item, rename=rename, base=base, outside=outside, keep=keep) for item in doc["items"]
+            ]
             return any(used)
         ns = namespace_of(doc)
         if kind == "VirtualMachine":
-            self._add_vm(doc, ns, own=not outside, outside=outside)
+            self._add_vm(doc, ns, own=not outside, outside=outside, file=name)
         elif kind == "VirtualMachineSnapshotContent":
             vm = _get(doc, ("spec", "source", "virtualMachine"))
             if isinstance(vm, dict):
-                self._add_vm(vm, namespace_of(vm) or ns, outside=outside)
+                self._add_vm(vm, namespace_of(vm) or ns, outside=outside, file=name)
         elif kind == "ControllerRevision" and payloads.is_ours(doc):
             name = str(_get(doc, ("metadata", "name")) or "")
             self.revisions.setdefault(name, []).append(ns)
             if rename:
-                new = revisions.planned_name(doc)
+                new, decoded = revisions.planned_name(doc)
+                if keep:
+                    self.decoded[id(doc.get("data"))] = (doc.get("data"), decoded)
                 if new and new != name:
                     if not outside:  # a revision outside the run keeps its name in this run
                         self.renames.setdefault(name, []).append((ns, new))
@@ -131,6 +149,7 @@ class Index:
         self.remote_kustomizations |= later.remote_kustomizations
         self.inputs += later.inputs
         self.vm_refs += later.vm_refs
+        self.referencing |= later.referencing
         for rev, files in later.outside_refs.items():
             self.outside_refs.setdefault(rev, []).extend(files)
         for rkey, version in later.helm_deployed.items():
@@ -162,7 +181,7 @@ class Index:
                     self.partial_kustomizations.add(name)
                     break
 
-    def _add_vm(self, vm: dict[str, Any], ns: str, own: bool = False, outside: str = "") -> None:
+    def _add_vm(self, vm: dict[str, Any], ns: str, own: bool = False, outside: str = "", file: str = "") -> None:
         name = str(_get(vm, ("metadata", "name")) or "")
         for family, paths in REF_PATHS.items():
             for path in paths:
@@ -172,6 +191,8 @@ class Index:
                 if isinstance(rev, str) and rev:
                     hints = revisions.Hints(family, str(kind or ""), name)
                     self.refs.setdefault(rev, []).append((ns, hints))
+                    if file:
+                        self.referencing.add(file)
                     if own:
                         self.vm_refs.append((ns, name, family, rev, ".".join(path)))
                     if outside:
@@ -230,6 +251,16 @@ class Index:
 
     def collisions(self) -> list[str]:
         return [why for ns, new in sorted(self.claims) if (why := self.collision(ns, new))]
+
+    def take_decoded(self, data: Any) -> Decoding | None:
+        """The decoding of this very payload (`data`, by identity) the index made, once (see `add_document`)."""
+        entry = self.decoded.pop(id(data), None)
+        return entry[1] if entry is not None and entry[0] is data else None
+
+    def about(self, revision: dict[str, Any], name: str, ns: str) -> dict[str, Any]:
+        """What the index knows of a revision, as `revisions.upgrade_revision` takes it: the hints its
+        references give, and (--rename) its payload's decoding, made by the index for this very document."""
+        return {"hints": self.hints(name, ns), "decoded": self.take_decoded(revision.get("data"))}
 
     def hints(self, name: str, ns: str) -> Hints:
         return self._match(self.refs.get(name, []), ns) or revisions.Hints()

@@ -157,21 +157,38 @@ def _check_decodable(doc: dict[str, Any], meta: dict[str, Any]) -> None:
         )
 
 
+Decoding = Decoded | RevisionError  # what decoding a payload gave: the payload, or why it cannot be read
+
+
+def decode_payload(doc: dict[str, Any]) -> Decoding:
+    """The revision's payload as KubeVirt v1.6 decodes it (`upgrade_revision` takes it, decoded once)."""
+    try:
+        return decode(doc.get("data"), convert.go_types())
+    except RevisionError as exc:
+        return RevisionError(exc.code, exc.message, exc.path)  # (not raised: no frames held)
+
+
 def upgrade_revision(
-    doc: dict[str, Any], *, rename: bool = False, hints: Hints = Hints(), current: list[Finding] | None = None
+    doc: dict[str, Any],
+    *,
+    rename: bool = False,
+    hints: Hints = Hints(),
+    current: list[Finding] | None = None,
+    decoded: Decoding | None = None,
 ) -> Upgrade | None:
     """The upgraded revision, or None when it is already current (or not ours). Raises RevisionError.
-    `current`: receives what the decoder said of a current revision's payload (decoded once, said once)."""
+    `current`: receives what the decoder said of a current revision's payload (decoded once, said once).
+    `decoded`: its payload decoded already (`decode_payload`; the index decodes it for --rename)."""
     meta = as_map(doc.get("metadata"))
     _check_decodable(doc, meta)
     labels = as_map(meta.get("labels"))
     data = doc.get("data")
     latest = latest_version()
     labelled_latest = labels.get(VERSION_LABEL) == latest
-    try:
-        decoded = decode(data, convert.go_types())
-    except RevisionError as exc:
-        raise skipped_by_label(exc, latest) if labelled_latest else exc from None
+    got = decoded if decoded is not None else decode_payload(doc)
+    if isinstance(got, RevisionError):  # raised anew: this frame holds `got` (no cycle through a traceback)
+        raise skipped_by_label(got, latest) if labelled_latest else RevisionError(got.code, got.message, got.path)
+    decoded = got
     if labelled_latest and (
         (isinstance(data, dict) and data.get("apiVersion") == convert.LATEST) or decoded.fmt == latest
     ):
@@ -383,10 +400,12 @@ def era(decoded: Decoded, data: Any, labels: dict[str, Any], name: str) -> str:
     return "F5" if re.search(rf"-{re.escape(version)}-(?:{UUID})?-\d+$", name) else "F4"
 
 
-def planned_name(doc: dict[str, Any]) -> str | None:
-    """The name --rename will give this revision, without the full conversion (for the index)."""
+def planned_name(doc: dict[str, Any]) -> tuple[str | None, Decoding]:
+    """The name --rename will give this revision (for the index), and its payload decoded (the upgrade
+    of the same document takes it: a payload is decoded once)."""
+    got = decode_payload(doc)
     try:
-        up = upgrade_revision(doc, rename=True)
+        up = upgrade_revision(doc, rename=True, decoded=got)
     except RevisionError:
-        return None
-    return up.new_name if up else None
+        return None, got
+    return (up.new_name if up else None), got

@@ -5,10 +5,11 @@ annotation of the orchestrator (`internal.config.kubernetes.io/*`, legacy
 `config.kubernetes.io/path|index`) stay byte-for-byte. A block-style list is cut into its items
 (`krmitems`), each upgraded as one document of a stream, as `fix -` upgrades documents; any other
 (JSON, flow style, aliases) is one document whose kind ends in "List", upgraded whole. This module
-only reads the options from `functionConfig` (`krmconfig`), re-locates findings on the items' own
-files (their path/index annotations), checks that no orchestrator annotation moved, and writes the
-top-level `results` key (replacing one that is there) with the same minimal-edit planner. Pure:
-bytes in, bytes and results out.
+only reads the options from `functionConfig` (`krmconfig`) and has the pipeline plan the list; its
+output is a sink of the pipeline (`outputs.Sink`: `ItemsSink`, `WholeSink`) that checks that no
+orchestrator annotation moved, re-locates findings on the items' own files (their path/index
+annotations) and writes the top-level `results` key (replacing one that is there) with the same
+minimal-edit planner. Pure: bytes in, bytes and results out.
 """
 
 from __future__ import annotations
@@ -27,9 +28,12 @@ from transform.yamltext import textio
 
 if TYPE_CHECKING:
     from transform.integrations.krmitems import Layout
+    from transform.pipeline.batch import Item
+    from transform.pipeline.parts import FileResult
+    from transform.pipeline.upgrade import Plan
 
 NAME = "<ResourceList>"
-__all__ = ["NAME", "KrmError", "Outcome", "process", "reshaped"]
+__all__ = ["NAME", "ItemsSink", "KrmError", "Outcome", "WholeSink", "process", "reshaped"]
 
 
 @dataclass
@@ -69,12 +73,15 @@ _UNREAD = ("input.yaml", "input.number", "input.too-large")
 
 
 def _by_items(source: textio.Source, data: bytes, base: Settings, lay: Layout) -> Outcome | None:
-    """The ResourceList upgraded item by item (see `krmitems`), or None: read it whole."""
+    """The ResourceList upgraded item by item (see `krmitems`), or None: read it whole. The pipeline
+    plans it as one input whose documents are its items (`parts.Reading`: the list's text with each
+    item's dash a space, `krmitems.Layout.spaced`, the items' span of it)."""
     # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
     from transform.integrations import krmitems
-    from transform.pipeline import onefile as engine
-    from transform.pipeline.batch import Item, build_index
-    from transform.pipeline.parts import MARKER, FileResult, Span, finish
+    from transform.pipeline.batch import Item, RunResult
+    from transform.pipeline.outputs import write_plan
+    from transform.pipeline.parts import MARKER, ParsedDoc, Part, Reading, Span
+    from transform.pipeline.upgrade import Plan, upgrade_items
     from transform.yamltext import nodes as yamlnodes
 
     top = krmitems.skeleton(lay)
@@ -83,17 +90,13 @@ def _by_items(source: textio.Source, data: bytes, base: Settings, lay: Layout) -
     if not krmitems.proven(lay, source.text):
         return None  # the cut is not the parser's: read the list whole
     settings, found = options(top.value.get("functionConfig"), base)
-    text, upgraded = source.text, 0
+    sink = ItemsSink(source, settings, found, lay, top)
+    plan = Plan([], RunResult())
     if not any(f.severity is Severity.ERROR for f in found):
         settings = replace(settings, max_document_bytes=max(settings.max_document_bytes, len(data)))
-        spaced = textio.Source(lay.spaced, source.bom, source.newline)
-        span = Span(lay.spans, 0, len(lay.spans), 0, textio.count_lines(lay.spaced, 0, lay.seq[0]))
-        item = Item(NAME, data)
-        index = build_index([item], settings, reader=lambda _wanted: krmitems.index(item, settings, spaced, span))
-        seen: dict[int, tuple[krmlist.Where, krmlist.Where]] = {}
-        moved: list[str] = []
+        seen, moved, unread = sink.seen, sink.moved, []
 
-        def adjust(pd: engine.ParsedDoc, new: Any) -> Any:
+        def adjust(pd: ParsedDoc, new: Any) -> Any:
             old = pd.doc.value if pd.doc is not None else None
             where = krmlist.item_where(old)
             seen[pd.index] = (where, where if new is old else krmlist.item_where(new))
@@ -103,44 +106,146 @@ def _by_items(source: textio.Source, data: bytes, base: Settings, lay: Layout) -
                 return krmlist.without_ids(new)
             return new
 
-        part = engine.upgrade_documents(NAME, spaced, settings, index, item.parsed, span, adjust)
-        del item
-        pieces = [(a, b, krmitems.restore(lay, body)) for a, b, body in part.pieces]
-        if any(f.code in _UNREAD for f in part.findings) or any(body is None for _, _, body in pieces):
-            return None
-        part.pieces = [(a, b, body) for a, b, body in pieces if body is not None]
-        krmitems.as_one_document(part)
-        if settings.inline_ignores and MARKER in lay.spaced:
-            # the items' own directives: each item is a document here (the list's text has one document)
-            from transform.yamltext import ignores  # lazy: only a list that holds a directive
+        def after(part: Part) -> Part:
+            pieces = [(a, b, krmitems.restore(lay, body)) for a, b, body in part.pieces]
+            if any(f.code in _UNREAD for f in part.findings) or any(body is None for _, _, body in pieces):
+                unread.append(True)  # what only reading the list whole can tell
+            part.pieces = [(a, b, body) for a, b, body in pieces if body is not None]
+            krmitems.as_one_document(part)
+            if settings.inline_ignores and MARKER in lay.spaced:
+                # the items' own directives: each item is a document here (the list's text has one document)
+                from transform.yamltext import ignores  # lazy: only a list that holds a directive
 
-            part.findings, _suppressed = ignores.apply(lay.spaced, part.findings, NAME, lay.spans)
-        result = finish(FileResult(NAME, source), [part], replace(settings, inline_ignores=False))
-        after = result.changed and not result.failed
-        if after and moved:
-            found.append(_moved(moved[0]))
-            after = False
-        elif after and result.new_text is not None:
-            text, upgraded = result.new_text, result.upgraded
-        found += [krmlist.at_item(f, seen[f.doc][after] if f.doc in seen else None) for f in result.findings]
-    outcome = _results(found, settings, upgraded)
-    style = krmitems.style(lay, top, source.newline)
+                part.findings, _suppressed = ignores.apply(lay.spaced, part.findings, NAME, lay.spans)
+            return part
+
+        spaced = textio.Source(lay.spaced, source.bom, source.newline)
+        span = Span(lay.spans, 0, len(lay.spans), 0, textio.count_lines(lay.spaced, 0, lay.seq[0]))
+        item = Item(NAME, data, reading=Reading(spaced, source, span, adjust, after, own_ignores=True))
+        plan = upgrade_items([item], settings, RunResult(), jobs=1)
+        if unread:
+            return None
+        write_plan(plan, sink, note=False)
     try:
-        skeleton, expected = krmlist.with_results(source, lay.skeleton, outcome.results, parsed=top, style=style)
-        if expected is not None:
-            ok = krmitems.reads_back(skeleton, expected, source.newline)
+        sink.close(plan, plan.run.failed)
+    except _ReadWhole:
+        return None
+    return sink.outcome
+
+
+class _ReadWhole(Exception):
+    """The items' sink cannot write the list as the whole list would be written: read it whole."""
+
+
+class _ListSink:
+    """The output of the KRM function (an `outputs.Sink`): the ResourceList, its items as the plan
+    upgraded them (`put`, the one planned file), then its `results` from every finding (`close`)."""
+
+    def __init__(self, source: textio.Source, settings: Settings, found: list[Finding]) -> None:
+        self.source, self.settings, self.found = source, settings, found  # found: the functionConfig's
+        self.text, self.upgraded = source.text, 0
+        self.outcome = Outcome(b"")
+
+    def put(self, result: FileResult, item: Item, data: bytes) -> str:
+        assert result.new_text is not None
+        moved = self.moved_annotation(result)
+        if moved:  # the list is written as it came, and says why
+            self.found.append(_moved(moved))
+        else:
+            self.text, self.upgraded = result.new_text, result.upgraded
+        return ""
+
+    def close(self, plan: Plan, failed: bool) -> None:
+        found = self.found + [self.relocate(f) for r in plan.run.results for f in r.findings]
+        self.outcome = _results(found, self.settings, self.upgraded)
+        self.outcome.data = self.source.encode(self.write(self.outcome.results))
+
+    def moved_annotation(self, result: FileResult) -> str:
+        raise NotImplementedError
+
+    def relocate(self, f: Finding) -> Finding:
+        raise NotImplementedError
+
+    def write(self, results: list[dict[str, Any]]) -> str:
+        raise NotImplementedError
+
+
+class ItemsSink(_ListSink):
+    """A block-style list upgraded item by item: `results` written into its skeleton (the items one
+    `- ~` line), read back one entry at a time, the items spliced back in (`krmitems`)."""
+
+    def __init__(self, source: textio.Source, settings: Settings, found: list[Finding], lay: Layout, top: Any) -> None:
+        super().__init__(source, settings, found)
+        self.lay, self.top = lay, top
+        self.seen: dict[int, tuple[krmlist.Where, krmlist.Where]] = {}  # by item: where before, after
+        self.moved: list[str] = []  # items whose orchestrator annotations the upgrade would change
+        self.taken = False
+
+    def moved_annotation(self, result: FileResult) -> str:
+        self.taken = not self.moved
+        return self.moved[0] if self.moved else ""
+
+    def relocate(self, f: Finding) -> Finding:
+        return krmlist.at_item(f, self.seen[f.doc][self.taken] if f.doc in self.seen else None)
+
+    def write(self, results: list[dict[str, Any]]) -> str:
+        # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
+        from transform.integrations import krmitems
+
+        lay, text = self.lay, self.text
+        style = krmitems.style(lay, self.top, self.source.newline)
+        try:
+            skeleton, expected = krmlist.with_results(self.source, lay.skeleton, results, parsed=self.top, style=style)
+            if expected is None:
+                return text
+            ok = krmitems.reads_back(skeleton, expected, self.source.newline)
             if ok is None:
                 krmlist.check_written(skeleton, expected)
             elif not ok:
-                return None
+                raise _ReadWhole
             spliced = krmitems.splice(lay, skeleton, text)
-            if spliced is None:
-                return None
-            text = spliced
-    except KrmError:
-        return None
-    outcome.data = source.encode(text)
-    return outcome
+        except KrmError:
+            raise _ReadWhole from None
+        if spliced is None:
+            raise _ReadWhole
+        return spliced
+
+
+class WholeSink(_ListSink):
+    """A list read as one document: the upgraded list parsed once (its annotations checked, and that
+    parse kept for the `results` edit), and once more after `results` is written."""
+
+    def __init__(self, source: textio.Source, settings: Settings, found: list[Finding], current: Any) -> None:
+        super().__init__(source, settings, found)
+        self.current = current  # the parsed document of `text`, while there is one
+        self.items_before = self.items_after = krmlist.items_of(current.value)
+        self.drop_ids: set[int] = set()
+
+    def moved_annotation(self, result: FileResult) -> str:
+        # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
+        from transform.yamltext import nodes as yamlnodes
+
+        assert result.new_text is not None
+        self.current = None
+        new_chunk = krmlist.chunks(result.new_text)[0]
+        after = yamlnodes.parse(result.new_text[new_chunk.start : new_chunk.end])
+        items_after = krmlist.items_of(after.value) if after and isinstance(after.value, dict) else []
+        moved = krmlist.moved_annotations(self.items_before, items_after)
+        if not moved:
+            self.current, self.items_after = after, items_after
+            pairs = zip(self.items_before, items_after, strict=True)
+            self.drop_ids = {i for i, (a, b) in enumerate(pairs) if reshaped(a, b)}
+        return moved
+
+    def relocate(self, f: Finding) -> Finding:
+        return krmlist.relocate(f, self.items_after)
+
+    def write(self, results: list[dict[str, Any]]) -> str:
+        text, expected = krmlist.with_results(self.source, self.text, results, self.drop_ids, self.current)
+        self.current = None
+        if expected is not None:
+            krmlist.check_written(text, expected)
+        return text
 
 
 def _moved(where: str) -> Finding:
@@ -161,41 +266,26 @@ def _whole(source: textio.Source, data: bytes, base: Settings) -> Outcome:
     # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
     from transform.pipeline import onefile as engine
     from transform.pipeline.batch import Item, RunResult
-    from transform.pipeline.upgrade import upgrade_items
-    from transform.yamltext import nodes as yamlnodes
+    from transform.pipeline.outputs import write_plan
+    from transform.pipeline.upgrade import Plan, upgrade_items
 
-    chunk, current = krmlist.document(source)  # `current`: the parsed document of `text`, while there is one
-    items_before = krmlist.items_of(current.value)
+    chunk, current = krmlist.document(source)
     settings, found = options(current.value.get("functionConfig"), base)
-    text = source.text
-    upgraded = 0
-    drop_ids: set[int] = set()
+    sink = WholeSink(source, settings, found, current)
+    plan = Plan([], RunResult())
     if not any(f.severity is Severity.ERROR for f in found):
         settings = replace(settings, max_document_bytes=max(settings.max_document_bytes, len(data)))
         item = Item(NAME, data)
         if engine.nonfinite(current) is None:  # else the engine reports it
             item.parsed = {(chunk.start, chunk.end): current}  # the index and the upgrade read this parse
-        result = upgrade_items([item], settings, RunResult(), jobs=1).run.results[0]
-        del item
-        items_after = items_before
-        if result.new_text is not None and result.changed and not result.failed:
-            current = None
-            new_chunk = krmlist.chunks(result.new_text)[0]
-            after = yamlnodes.parse(result.new_text[new_chunk.start : new_chunk.end])
-            items_after = krmlist.items_of(after.value) if after and isinstance(after.value, dict) else []
-            moved = krmlist.moved_annotations(items_before, items_after)
-            if moved:
-                items_after = items_before
-                found.append(_moved(moved))
-            else:
-                text, upgraded, current = result.new_text, result.upgraded, after
-                drop_ids = {i for i, (a, b) in enumerate(zip(items_before, items_after, strict=True)) if reshaped(a, b)}
-            del after
-        found += [krmlist.relocate(f, items_after) for f in result.findings]
-    outcome = _results(found, settings, upgraded)
-    text, expected = krmlist.with_results(source, text, outcome.results, drop_ids, current)
-    current = None
-    if expected is not None:
-        krmlist.check_written(text, expected)
-    outcome.data = source.encode(text)
-    return outcome
+        del current  # the sink holds the parse (until it parses the upgraded list)
+        plan = upgrade_items([item], settings, RunResult(), jobs=1)
+        write_plan(plan, sink, note=False)
+    sink.close(plan, plan.run.failed)
+    return sink.outcome
+
+
+if TYPE_CHECKING:  # the sink interface, checked by mypy
+    from transform.pipeline.outputs import Sink
+
+    _SINKS: tuple[type[Sink], ...] = (ItemsSink, WholeSink)

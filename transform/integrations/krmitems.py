@@ -21,10 +21,7 @@ from transform.model.findings import Severity
 from transform.yamltext import textio
 
 if TYPE_CHECKING:
-    from transform.convert.index import Index
-    from transform.model.settings import Settings
-    from transform.pipeline.batch import Item
-    from transform.pipeline.parts import Part, Span
+    from transform.pipeline.parts import Part
     from transform.yamltext.emit import Style
 
 _KEY = r"^{}:[ \t]*(?:#[^\r\n]*)?\r?\n"  # the list's key at column 0
@@ -204,18 +201,6 @@ def skeleton(lay: Layout, key: str = "items") -> Any:
     if value.get(key) != [None] or doc.duplicates or doc.nonfinite:
         return None
     return doc
-
-
-def index(item: Item, settings: Settings, source: textio.Source, span: Span) -> Index:
-    """The index over the items (as the documents of `source`), keeping those the upgrade reads too."""
-    # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
-    from transform.convert.index import Index
-    from transform.pipeline.batch import KEEP_PARSED_BYTES, Kept, add_documents, index_documents, kept_documents
-
-    index, kept = Index(), Kept()
-    add_documents(index, item, index_documents(item, settings, source, span), settings, KEEP_PARSED_BYTES, kept)
-    item.parsed = kept_documents(kept) if kept else None
-    return index
 
 
 def as_one_document(part: Part) -> None:

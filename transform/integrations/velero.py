@@ -8,10 +8,12 @@ streaming passes over the input, one member in memory at a time:
    index the candidate items (VMs, snapshot contents, ControllerRevisions), so that --rename
    and F1 identity recovery see the whole backup, as `fix DIR` does for a tree, and record where
    the candidate items lie in the decompressed stream (tarsplice.Span);
-2. write the output: the decompressed stream copied as raw bytes (every header, as it was), except
-   the candidate items, each through the engine (text edits on the original JSON; an identical
-   copy, as Velero writes every item twice, reuses the first one's result) and, when it changes,
-   with its header's size patched (re-encoded only when renamed).
+2. write the output through the tarball's sink (`velerosink.TarballSink`, an `outputs.Sink`): the
+   decompressed stream copied as raw bytes (every header, as it was), except the candidate items,
+   each planned by the pipeline one at a time (`upgrade.LazyPlan` over pass 1's index: text edits on
+   the original JSON; an identical copy, as Velero writes every item twice, reuses the first one's
+   result) and, when it changes, put into the sink with its header's size patched (re-encoded only
+   when renamed).
 
 The output goes to a temporary file in OUT's directory, renamed over OUT at the end. When no
 entry changes, OUT is a byte copy of the input.
@@ -25,13 +27,13 @@ import os
 import shutil
 import tarfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
 from transform.convert.index import Index
 from transform.integrations.background import WriteBehind
-from transform.integrations.tarsplice import Format, Layout, Span, Splicer, reencoded, replaced, span
+from transform.integrations.tarsplice import Format, Layout, Span, Splicer, span
 from transform.integrations.tarstream import (
     BackupError,
     finish,
@@ -44,13 +46,15 @@ from transform.integrations.tarstream import (
     refusal,
     unsafe,
 )
-from transform.integrations.veleroitem import ITEM, Recent, is_item, path_notes, upgrade_item
+from transform.integrations.veleroitem import ITEM, Recent, Upgrade, is_item, path_notes, upgrade_item
+from transform.integrations.velerosink import MemberResult, TarballSink
 from transform.kubevirt.names import name_problem
 from transform.model.findings import Finding, error, info, warning
 from transform.model.settings import Settings
 from transform.pipeline import scan_links, sinks
 from transform.pipeline.batch import Item, RunResult, index_documents, index_needles
 from transform.pipeline.onefile import FileResult
+from transform.pipeline.upgrade import LazyPlan
 from transform.yamltext import textio
 
 _READ_ERRORS = (tarfile.TarError, EOFError, zlib.error, OSError)
@@ -61,22 +65,10 @@ class UsageError(Exception):
 
 
 @dataclass
-class MemberResult(FileResult):
-    """What the report needs of one upgraded member, without keeping its text (flat memory)."""
-
-    was_changed: bool = False
-
-    @property
-    def changed(self) -> bool:
-        return self.was_changed
-
-
-@dataclass
 class Outcome:
     run: RunResult = field(default_factory=RunResult)
     members: int = 0
     changed: int = 0
-    moved: dict[str, str] = field(default_factory=dict)  # member renamed with its revision: old -> new
     written: bool = False
     renames: set[tuple[str, str, str]] = field(default_factory=set)
 
@@ -261,6 +253,7 @@ def _pass2(
     """Pass 2: the stream copied as raw bytes, except the recorded members that change."""
     tick = progress or (lambda done, total: None)
     done = Recent()
+    plan = LazyPlan(settings, found.index)  # each member planned as every input is, one at a time
     try:
         with open_stream(path, settings.max_archive_bytes) as (reader, _src), contextlib.ExitStack() as stack:
             gz: WriteBehind | None = None
@@ -268,26 +261,13 @@ def _pass2(
                 raw = gzip.GzipFile(filename="", mode="wb", fileobj=fh, compresslevel=6, mtime=found.gzip_mtime)
                 stack.enter_context(raw)
                 gz = stack.enter_context(WriteBehind(raw))  # compressed on another core; stopped before raw closes
-            out = Splicer(reader, gz, path, found.layout, tick)
-            for sp in found.spans:
-                out.copy(sp.start)
-                if sp.kind == "large":
-                    _too_large(sp, settings, outcome)
-                    continue
-                if sp.kind == "link":
-                    if sp.linkname in outcome.moved:
-                        segment = out.take(sp.end)
-                        out.write(reencoded(segment, sp, found.fmt, linkname=outcome.moved[sp.linkname]))
-                    continue
-                segment = out.take(sp.end)
-                new, name = _member(sp, segment[sp.data - sp.start :][: sp.size], settings, found, outcome, done)
-                out.write(segment if new is None else replaced(segment, sp, new, name, found.fmt))
+            sink = TarballSink(Splicer(reader, gz, path, found.layout, tick), found.fmt, found.end, gz)
+            for item in _items(found, sink, settings, outcome):
+                r, new = _member(item, upgrade_item(item, plan, done), found, outcome)
+                if new is not None:
+                    sink.put(r, item, new)
             outcome.members = found.files
-            if gz is not None:
-                out.copy(found.end)
-                out.close()
-                gz.close()
-            out.passed_to(found.end)
+            sink.close(None, outcome.run.failed)
     except BackupError:
         raise
     except _READ_ERRORS as exc:
@@ -302,6 +282,18 @@ def _pass2(
         raise BackupError(f"{path}: not a readable gzip-compressed tar archive: {_describe(exc)}") from None
 
 
+def _items(found: _Scan, sink: TarballSink, settings: Settings, outcome: Outcome) -> Iterator[Item]:
+    """The source of pass 2: the candidate members, read through the sink in the archive's order (one
+    in memory at a time); hard links handed to the sink, items over the size limit reported."""
+    for sp in found.spans:
+        if sp.kind == "large":
+            _too_large(sp, settings, outcome)
+        elif sp.kind == "link":
+            sink.link(sp)
+        else:
+            yield Item(sp.name, sink.member(sp))
+
+
 def _too_large(sp: Span, settings: Settings, outcome: Outcome) -> None:
     outcome.run.findings.append(
         warning(
@@ -313,23 +305,21 @@ def _too_large(sp: Span, settings: Settings, outcome: Outcome) -> None:
     )
 
 
-def _member(
-    sp: Span, data: bytes, settings: Settings, found: _Scan, outcome: Outcome, done: Recent
-) -> tuple[bytes | None, str]:
-    """Upgrade one item; returns its new bytes (None: unchanged) and its name in the output."""
-    u = upgrade_item(Item(sp.name, data), settings, found.index, done)
+def _member(item: Item, u: Upgrade, found: _Scan, outcome: Outcome) -> tuple[MemberResult, bytes | None]:
+    """What the report keeps of one item's result (with the path it is stored under) and its new bytes
+    (None: unchanged)."""
     renames = [x for x in u.renames if x not in outcome.renames]  # once per revision,
     outcome.renames.update(renames)  # not once per copy (classic and -preferredversion paths)
     changed = u.new is not None
-    slim = MemberResult(sp.name, findings=u.findings, upgraded=u.upgraded, renames=renames, was_changed=changed)
+    slim = MemberResult(item.name, findings=u.findings, upgraded=u.upgraded, renames=renames, was_changed=changed)
     if changed or u.findings:  # the report needs no more (and memory stays flat)
         outcome.run.results.append(slim)
     if u.new is None:
-        return None, sp.name
+        return slim, None
     outcome.changed += 1
-    name = _new_path(sp.name, slim, found, outcome)
-    slim.findings.extend(path_notes(sp.name, u.upgraded))
-    return u.new, name
+    slim.path = _new_path(item.name, slim, found, outcome)
+    slim.findings.extend(path_notes(item.name, u.upgraded))
+    return slim, u.new
 
 
 def _new_path(name: str, r: FileResult, found: _Scan, outcome: Outcome) -> str:
@@ -352,7 +342,6 @@ def _new_path(name: str, r: FileResult, found: _Scan, outcome: Outcome) -> str:
             )
         )
         return name
-    outcome.moved[name] = new_path
     r.findings.append(info("backup.path-renamed", f"stored as {new_path} (its new name)", file=name))
     return new_path
 

@@ -9,13 +9,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from transform.convert.helmrelease import NAME_PREFIX as HELM_RECORD
-from transform.convert.index import Index
 from transform.convert.kustomize import is_kustomization_file
 from transform.kubevirt import apis
 from transform.model.findings import Finding, info, warning
-from transform.model.settings import Settings
 from transform.pipeline.batch import Item
-from transform.pipeline.onefile import upgrade_file
+from transform.pipeline.upgrade import LazyPlan
 
 ITEM = re.compile(
     r"^(?:\./)*resources/(?P<gr>[^/]+)/(?:(?P<ver>v\d+(?:(?:alpha|beta)\d+)?)(?P<pref>-preferredversion)?/)?"
@@ -70,17 +68,17 @@ class Upgrade:
     renames: list[tuple[str, str, str]]
 
 
-def upgrade_item(item: Item, settings: Settings, index: Index, done: Recent) -> Upgrade:
-    """The engine's upgrade of one item (a member read as every command's input: a `batch.Item`). The
-    upgrade of an item depends on its path only if it is a kustomization or a patch one lists (never so
-    in a Velero backup, but checked), and on nothing else but its bytes: an identical copy takes the
-    result of the first, its findings re-addressed."""
-    name, data = item.name, item.data
+def upgrade_item(item: Item, plan: LazyPlan, done: Recent) -> Upgrade:
+    """One item's result from the pipeline's plan (`upgrade.LazyPlan`: a member read as every command's
+    input, a `batch.Item`). The upgrade of an item depends on its path only if it is a kustomization or a
+    patch one lists (never so in a Velero backup, but checked), and on nothing else but its bytes: an
+    identical copy takes the result of the first, its findings re-addressed."""
+    name, data, index = item.name, item.data, plan.index
     path_free = not (is_kustomization_file(name) or name in index.patch_files or name in index.partial_kustomizations)
     if path_free and (hit := done.get(data)) is not None:
         findings = [f.at(file=name) if f.file == hit.name else f for f in hit.findings]
         return Upgrade(name, hit.new, findings, hit.upgraded, hit.renames)
-    r = upgrade_file(name, data, settings, index)
+    r = plan.plan(item)
     changed = r.changed and not r.failed and r.source is not None and r.new_text is not None
     new = r.source.encode(r.new_text) if changed and r.source is not None and r.new_text is not None else None
     result = Upgrade(name, new, r.findings, r.upgraded, r.renames if changed else [])

@@ -26,7 +26,7 @@ from transform.yamltext import textio
 if TYPE_CHECKING:  # the engine imports PyYAML: only pay for it when a file needs parsing
     from transform.convert.index import Index
     from transform.model.settings import Settings
-    from transform.pipeline.parts import FileResult, Span
+    from transform.pipeline.parts import FileResult, Reading, Span
     from transform.yamltext.nodes import Document
 
 # What the index reads: VMs that reference revisions, kustomizations, and (for --rename) revisions.
@@ -57,6 +57,7 @@ class Item:
     role: str = ""  # a Helm chart's template or values file (charts.TEMPLATE, charts.VALUES): read as text
     chart: str = ""  # that chart's directory
     pin: Pin | None = None  # the directory and file it was read from (a rewrite goes there or nowhere)
+    reading: Reading | None = None  # how its documents are read, when not as a file's (a KRM ResourceList's items)
 
 
 @dataclass
@@ -225,6 +226,8 @@ def index_documents(
     from transform.pipeline.onefile import iter_documents
 
     kustomization = is_kustomization_file(item.name)
+    if source is None and item.reading is not None:
+        source, span = item.reading.source, item.reading.span
     if source is None:
         try:
             source = textio.decode(item.data)
@@ -299,10 +302,17 @@ def add_documents(
         base = os.path.abspath(item.name)
     context_file = item.name if outside else ""
     for d in docs:
+        keep = d.text is not None and len(d.text) <= budget
         index.add_document(
-            d.value, rename=settings.rename, base=base, name=item.name, where=where, outside=context_file
+            d.value,
+            rename=settings.rename,
+            base=base,
+            name=item.name,
+            where=where,
+            outside=context_file,
+            keep=keep and not outside,  # (a --context file is never upgraded: its decodings are not kept)
         )
-        if d.text is not None and len(d.text) <= budget:
+        if d.text is not None and keep:
             budget -= len(d.text)
             kept[d.key] = (d.value, d.text, d.duplicates)
     return budget

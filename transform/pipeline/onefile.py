@@ -9,6 +9,7 @@ errors. A file with any error is never rewritten; other files are unaffected.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from transform.convert import helmrelease
@@ -21,7 +22,7 @@ from transform.model.policy import Judgement, Stage, verdict
 from transform.model.settings import Settings
 from transform.pipeline import aliases, helmrecords
 from transform.pipeline.charts import chart_file
-from transform.pipeline.parts import FileResult, ParsedDoc, Part, Span, finish
+from transform.pipeline.parts import FileResult, ParsedDoc, Part, Reading, Span, finish
 from transform.pipeline.verify import verify
 from transform.yamltext import edits, emit, nodepath, textio
 from transform.yamltext import nodes as yamlnodes
@@ -141,14 +142,41 @@ def upgrade_file(
     index: Index,
     parsed: dict[tuple[int, int], yamlnodes.Document] | None = None,
     role: str = "",
+    reading: Reading | None = None,
+    judged: dict[bytes, Any] | None = None,
 ) -> FileResult:
     """One file's upgrade, with the run's policy applied: --select/--ignore drop warnings, --strict
     makes the rest errors, and a file with an error keeps its text (it is never written).
     `parsed`: this file's documents the index pass already parsed (see `iter_documents`).
-    `role`: a Helm chart's template or values file (`pipeline.charts`), upgraded as text."""
-    result = FileResult(name)
+    `role`: a Helm chart's template or values file (`pipeline.charts`), upgraded as text.
+    `reading`: how its source has the documents read (`parts.Reading`), when not as a file's.
+    `judged`: the judgements of its first upgrade (`FileResult.judged`), when it is planned again: its
+    documents are not judged again. A file whose references follow a rename keeps its judgements (they
+    are made so only for a file whose VMs the index saw reference a revision, when revisions are renamed)."""
+    if judged is None and not (index.renames and name in index.referencing):
+        return _upgrade_file(name, data, settings, index, parsed, role, reading)
+    # lazy: the validators and their schemas load only when a document is validated
+    from transform.validate.target import remembered
+
+    with remembered({} if judged is None else judged) as memo:
+        result = _upgrade_file(name, data, settings, index, parsed, role, reading)
+    if any(f.code == "reference.renamed" for f in result.findings):
+        result.judged = memo
+    return result
+
+
+def _upgrade_file(
+    name: str,
+    data: bytes,
+    settings: Settings,
+    index: Index,
+    parsed: dict[tuple[int, int], yamlnodes.Document] | None,
+    role: str,
+    reading: Reading | None,
+) -> FileResult:
+    result = FileResult(name, reading.whole if reading is not None else None)
     try:
-        result.source = textio.decode(data)
+        result.source = result.source or textio.decode(data)
     except textio.ReadError as exc:
         result.findings.append(error("input.encoding", str(exc), file=name))
         return finish(result, [], settings)
@@ -156,6 +184,10 @@ def upgrade_file(
         return finish(result, [chart_file(name, result.source, settings, role)], settings)
     if not has_documents(name, data):
         return result
+    if reading is not None:
+        part = upgrade_documents(name, reading.source, settings, index, parsed, reading.span, reading.adjust)
+        part = reading.after(part) if reading.after is not None else part
+        return finish(result, [part], replace(settings, inline_ignores=False) if reading.own_ignores else settings)
     return finish(result, [upgrade_documents(name, result.source, settings, index, parsed)], settings)
 
 

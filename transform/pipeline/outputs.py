@@ -2,9 +2,12 @@
 writes a plan (`write_plan`). A sink takes one planned file (its new bytes) and either writes it
 somewhere or refuses it with a finding; the plan (`upgrade.Plan`) settles the renames a refusal undoes.
 
-A new output is a new `Sink` (here), chosen in `sink_for`: the file itself (`InPlace`), a copy under
---output-dir (`IntoDir`), a diff on stdout (`Diff`), the stream on stdout (`Stream`, `fix -`), or
-nothing (`Discard`: check, validate).
+A new output is a new `Sink`. The file commands' are here, chosen in `sink_for`: the file itself
+(`InPlace`), a copy under --output-dir (`IntoDir`), a diff on stdout (`Diff`), the stream on stdout
+(`Stream`, `fix -`), or nothing (`Discard`: check, validate). The integrations' live with them (they
+import the pipeline, never the reverse): the KRM function's ResourceList with its `results`
+(`integrations/krm.ItemsSink` for a list cut into its items, `krm.WholeSink` for one read whole) and
+backup's tarball (`integrations/velerosink.TarballSink`, handed the members in the archive's order).
 """
 
 from __future__ import annotations

@@ -272,7 +272,8 @@ def _map(
 
 
 def _index_task(shares: list[Share]) -> list[tuple[Index, bytes]]:
-    """Each share's index, and the documents its upgrade reads too (pickled `batch.Kept`)."""
+    """Each share's index, and the documents its upgrade reads too (pickled `batch.Kept`, with the
+    payloads the index decoded in them: pickled together, each stays the very `data` of its document)."""
     assert _PLAN is not None
     p, out = _PLAN, []
     total = sum(len(i.data) for i in p.items)
@@ -282,7 +283,8 @@ def _index_task(shares: list[Share]) -> list[tuple[Index, bytes]]:
         index, kept = Index(), dict[tuple[int, int], tuple[Any, str, bool]]()
         budget = KEEP_PARSED_BYTES * p.share_bytes(s) // max(1, total)
         add_documents(index, item, index_documents(item, p.settings, source, span), p.settings, budget, kept)
-        out.append((index, pickle.dumps(kept, pickle.HIGHEST_PROTOCOL) if kept else b""))
+        decoded, index.decoded = list(index.decoded.values()), {}  # (ids are this process's)
+        out.append((index, pickle.dumps((kept, decoded), pickle.HIGHEST_PROTOCOL) if kept else b""))
     return out
 
 
@@ -314,7 +316,11 @@ def _upgrade_task(shares: list[Share]) -> list[FileResult | Part]:
     for s in shares:
         item = p.items[s.item]
         kept = p.kept.get(s)
-        parsed = kept_documents(pickle.loads(kept)) if kept else item.parsed
+        parsed = item.parsed
+        if kept:
+            documents, decoded = pickle.loads(kept)
+            parsed = kept_documents(documents)
+            index.decoded.update((id(data), (data, got)) for data, got in decoded)
         source, span = p.span(s)
         if source is not None:
             out.append(upgrade_documents(item.name, source, p.settings, index, parsed, span))

@@ -3,8 +3,9 @@ worker processes upgraded (`parallel`), joined in order into exactly what one pr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from transform.model.findings import Finding, Severity
 from transform.model.policy import run_policy
@@ -25,6 +26,9 @@ class FileResult:
     renames: list[tuple[str, str, str]] = field(default_factory=list)  # (namespace, old, new)
     write_failed: bool = False
     suppressed: list[Finding] = field(default_factory=list)  # by inline ignores (yamltext.ignores)
+    # the judgements of a file whose references follow a rename (`validate.target.remembered`): planned
+    # again without it (the revision's file failed), its documents are not judged again
+    judged: dict[bytes, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def failed(self) -> bool:
@@ -136,3 +140,21 @@ def finish(result: FileResult, parts: list[Part], settings: Settings) -> FileRes
         if result.failed:
             result.new_text, result.renames = None, []
     return result
+
+
+@dataclass
+class Reading:
+    """How a source has its input's documents read when not as a file's (the KRM function's items:
+    `integrations/krm`): from `source` (a text with the input's offsets), only the chunks of `span`;
+    `adjust(pd, upgraded)` gives the value to write instead of each upgraded one; `after(part)` turns
+    the upgraded documents into the input's part; `own_ignores`: `after` applied the inline ignores
+    (`finish` does not read the text for them again); `whole`: the input's own text, decoded already.
+    The index and the upgrade both read it, so each document is parsed once and the input is never a
+    node tree whole."""
+
+    source: textio.Source
+    whole: textio.Source | None = None
+    span: Span | None = None
+    adjust: Callable[[ParsedDoc, Any], Any] | None = None
+    after: Callable[[Part], Part] | None = None
+    own_ignores: bool = False

@@ -1,7 +1,8 @@
 """Upgrade a set of inputs into a plan: index them, upgrade every candidate (in one process or in forked
 workers, `parallel`), settle the renames, results in input order. Nothing is written here: a sink
-(`sinks.Sink`) writes the plan, revision files first, and asks it again (`Plan.settled`) for a file
-whose references name a revision that could not be written."""
+(`outputs.Sink`) writes the plan, revision files first, and asks it again (`Plan.settled`) for a file
+whose references name a revision that could not be written. A source that streams its inputs past
+an index built beforehand (backup's second pass) has them planned one at a time (`LazyPlan`)."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ class Plan:
         for old in self.unwritten:
             self.index.renames.pop(old, None)
         item = next(i for i in self.items if i.name == r.name)
-        r = _upgrade(item, self.settings, self.index)
+        r = _upgrade(item, self.settings, self.index, first=r)
         r.findings.append(
             warning(
                 "reference.kept",
@@ -55,16 +56,35 @@ class Plan:
         return r
 
 
+@dataclass
+class LazyPlan:
+    """A plan made one input at a time, as a source streams them (backup's second pass: one member in
+    memory at a time), against an index built beforehand (its first pass): each input is planned as
+    `upgrade_items` plans it (the same code), and nothing is kept (the caller keeps what its report
+    needs). Its sink takes the inputs in the stream's order: no rename is undone after the fact."""
+
+    settings: Settings
+    index: Index
+
+    def plan(self, item: Item, parsed: bool = False) -> FileResult:
+        """One input's result: new text, findings, renames (`parsed`: use the documents the index kept)."""
+        return _upgrade(item, self.settings, self.index, parsed)
+
+
 def _follows_rename(r: FileResult) -> bool:
     return any(f.code == "reference.renamed" for f in r.findings)
 
 
-def _upgrade(item: Item, settings: Settings, index: Index, parsed: bool = False) -> FileResult:
+def _upgrade(
+    item: Item, settings: Settings, index: Index, parsed: bool = False, first: FileResult | None = None
+) -> FileResult:
+    """`first`: the item's first result, when it is planned again (its judgements are reused)."""
     # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.pipeline.onefile import upgrade_file
 
     kept, item.parsed = (item.parsed if parsed else None), None  # used once, then freed
-    return upgrade_file(item.name, item.data, settings, index, kept, item.role)
+    judged = first.judged if first is not None else None
+    return upgrade_file(item.name, item.data, settings, index, kept, item.role, item.reading, judged)
 
 
 def upgrade_items(
@@ -79,7 +99,7 @@ def upgrade_items(
     worker processes (0: the default, `parallel.decide`), used only where the work is large enough to
     pay for them. `context`: files read for the index only (--context, `batch.read_context`)."""
     plan = None
-    if jobs != 1 and items:
+    if jobs != 1 and items and not any(i.reading for i in items):  # (a source's own reading: one process)
         # lazy: start-up: multiprocessing and the worker machinery only for a run that may use them
         from transform.pipeline import parallel
 
@@ -93,8 +113,9 @@ def upgrade_items(
         results = parallel.upgrade_pass(plan, index, progress)
     else:
         results = []
+        each = LazyPlan(settings, index)
         for n, item in enumerate(items):
-            results.append(_upgrade(item, settings, index, parsed=True))
+            results.append(each.plan(item, parsed=True))
             if progress:
                 progress(n + 1, len(items))
     if index.renames:
@@ -106,7 +127,7 @@ def upgrade_items(
             for old in failed:
                 del index.renames[old]
             results = [
-                _upgrade(item, settings, index) if not r.failed and _follows_rename(r) else r
+                _upgrade(item, settings, index, first=r) if not r.failed and _follows_rename(r) else r
                 for item, r in zip(items, results, strict=False)
             ]
     run.results.extend(results)

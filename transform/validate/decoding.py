@@ -34,6 +34,9 @@ class RevisionError(Exception):
         self.message = message
         self.path = path
 
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled with its fields (a worker's result crosses processes)
+        return (type(self), (self.code, self.message, self.path))
+
 
 @dataclass
 class Decoded:
