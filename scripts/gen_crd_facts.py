@@ -8,7 +8,11 @@ pkg/operator/resources/crds_generated.go).
 
 The first steps read a git directory (a clone or a bare mirror) and write, per release, each CRD kind's
 scope (Namespaced / Cluster), whether it has the status subresource (then a create drops `status`) and
-the scale subresource's specReplicasPath (then `spec.replicas` must fit an int32). The last writes
+the scale subresource's specReplicasPath (then `spec.replicas` must fit an int32); for KubeVirt also each
+CRD's group and versions with their served, storage and deprecated flags as virt-operator installs them
+(scripts/go_literals.py reads the Go literals; `newCRDVersions()` is core/v1's ApiSupportedVersions) and,
+from v1.8, the virt-template CRDs of its bundled YAML (tests/kubevirt/test_apis_kubevirt.py holds the API
+table to them). The last writes
 transform/kubevirt/crdfacts.py from those files; tests/kubevirt/test_crdfacts.py holds the module to them.
 """
 
@@ -19,8 +23,12 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from go_literals import FLAGS, VERSION_TYPE, GoSource, close_bracket, imports_of, pairs, versions_literal  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "reference" / "kubevirt-crds.json"
@@ -36,7 +44,8 @@ _SCOPE = re.compile(r'\bScope:\s*(?:"(Namespaced|Cluster)"|extv1\.(NamespaceScop
 _REPLICAS = re.compile(r'SpecReplicasPath:\s*"([^"]+)"')
 
 
-def _crds(source: str) -> dict[str, dict[str, Any]]:
+def _crds(source: str, go: GoSource | None = None) -> dict[str, dict[str, Any]]:
+    """Each CRD kind's scope and subresources; with `go` (the tag's packages) also its group and versions."""
     out: dict[str, dict[str, Any]] = {}
     for body in re.split(r"\nfunc ", source)[1:]:
         if "CustomResourceDefinitionNames{" not in body:
@@ -55,6 +64,75 @@ def _crds(source: str) -> dict[str, dict[str, Any]]:
             "status": "CustomResourceSubresourceStatus{" in body,
             "specReplicasPath": replicas.group(1) if replicas else None,
         }
+        if go is not None:
+            out[kind]["group"], out[kind]["versions"] = _crd_versions(source, body, go)
+    return dict(sorted(out.items()))
+
+
+_TEMPLATE_DIR = "pkg/virt-operator/resource/generate/components/data/virt-template"
+
+
+def _crd_versions(source: str, body: str, go: GoSource) -> tuple[str, list[dict[str, Any]]]:
+    """One CRD function's group and versions (crds.go's own text is `source`)."""
+    here = SOURCE.rsplit("/", 1)[0]
+    imports = imports_of(source)
+    spec = body.index("CustomResourceDefinitionSpec{")
+    fields = dict(
+        pairs(
+            body[
+                spec + len("CustomResourceDefinitionSpec{") : close_bracket(
+                    body, spec + len("CustomResourceDefinitionSpec{") - 1
+                )
+                - 1
+            ]
+        )
+    )
+    if "Group" not in fields or "Versions" not in fields:
+        raise SystemExit(f"a CRD spec without Group or Versions: {body[:60]!r}")
+    group = go.resolve(here, fields["Group"], imports)
+    value = fields["Versions"]
+    if value == "newCRDVersions()":
+        helper = re.search(
+            r"\nfunc newCRDVersions\(\) \[\]extv1\.CustomResourceDefinitionVersion \{\n(.*?)\n\}\n", source, re.S
+        )
+        lines = [line.strip() for line in helper.group(1).splitlines()] if helper else []
+        copied = re.fullmatch(r"copy\(versions, (\w+)\.ApiSupportedVersions\)", lines[1]) if len(lines) == 3 else None
+        if copied is None or lines[2] != "return versions" or copied.group(1) not in imports:
+            raise SystemExit("newCRDVersions() is not the copy of <pkg>.ApiSupportedVersions this reader knows")
+        directory = imports[copied.group(1)]
+        text, own = go.package(directory)
+        at = re.search(r"\bApiSupportedVersions\s*=\s*", text)
+        if at is None:
+            raise SystemExit(f"{directory}: no ApiSupportedVersions")
+        return group, versions_literal(text, at.end(), go, directory, own)
+    if value.startswith(VERSION_TYPE):
+        return group, versions_literal(value, 0, go, here, imports)
+    if re.fullmatch(r"[A-Za-z_]\w*", value):  # a package-level var of crds.go
+        at = re.search(rf"^\s*(?:var )?{value}\s*=\s*", source, re.M)
+        if at is None:
+            raise SystemExit(f"no package-level {value} in crds.go")
+        return group, versions_literal(source, at.end(), go, here, imports)
+    raise SystemExit(f"a CRD's Versions this reader does not know: {value[:60]!r}")
+
+
+def _template_crds(go: GoSource) -> dict[str, dict[str, Any]]:
+    """The virt-template CRDs virt-operator installs from its bundled YAML (v1.8 on)."""
+    from ruamel.yaml import YAML  # lazy: only the extraction reads YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    out: dict[str, dict[str, Any]] = {}
+    for path in go.ls(_TEMPLATE_DIR):
+        if not path.endswith(".yaml"):
+            continue
+        for doc in yaml.load_all(go.show(path)):
+            if not doc or doc.get("kind") != "CustomResourceDefinition":
+                continue
+            spec = doc["spec"]
+            versions = [
+                {"name": v["name"], **{f.lower(): bool(v.get(f.lower(), False)) for f in FLAGS}}
+                for v in spec["versions"]
+            ]
+            out[spec["names"]["kind"]] = {"group": spec["group"], "versions": versions}
     return dict(sorted(out.items()))
 
 
@@ -77,22 +155,42 @@ def _cdi_crds(source: str) -> dict[str, dict[str, Any]]:
     return dict(sorted(out.items()))
 
 
+def _shower(git: Callable[..., str], tag: str) -> Callable[[str], str]:
+    return lambda path: git("show", f"{tag}:{path}")
+
+
+def _lister(git: Callable[..., str], tag: str) -> Callable[[str], list[str]]:
+    return lambda directory: git("ls-tree", "--name-only", tag, f"{directory}/").split()
+
+
 def extract(git_dir: str, cdi: bool = False) -> dict[str, Any]:
     def git(*args: str) -> str:
         return subprocess.run(["git", "--git-dir", git_dir, *args], capture_output=True, text=True, check=True).stdout
 
-    source, tags, read = (CDI_SOURCE, CDI_RELEASES, _cdi_crds) if cdi else (SOURCE, RELEASES, _crds)
+    source, tags = (CDI_SOURCE, CDI_RELEASES) if cdi else (SOURCE, RELEASES)
     releases = {}
     for tag in tags:
         commit = git("rev-parse", f"{tag}^{{commit}}").strip()
         key = tag.removeprefix("v").rsplit(".", 1)[0]
-        releases[key] = {"tag": tag, "commit": commit, "crds": read(git("show", f"{tag}:{source}"))}
+        text = git("show", f"{tag}:{source}")
+        if cdi:
+            releases[key] = {"tag": tag, "commit": commit, "crds": _cdi_crds(text)}
+            continue
+        go = GoSource(_shower(git, tag), _lister(git, tag))
+        crds = _crds(text, go)
+        releases[key] = {"tag": tag, "commit": commit, "crds": crds, "virtTemplateCrds": _template_crds(go)}
     repo = "kubevirt/containerized-data-importer" if cdi else "kubevirt/kubevirt"
-    return {
-        "about": f"{'CDI' if cdi else 'KubeVirt'} CRD scope and subresources per release, read by "
-        f"scripts/gen_crd_facts.py from {repo}:{source} at each tag (facts, no code)",
-        "releases": releases,
-    }
+    about = (
+        f"{'CDI' if cdi else 'KubeVirt'} CRD scope and subresources per release, read by "
+        f"scripts/gen_crd_facts.py from {repo}:{source} at each tag (facts, no code)"
+    )
+    if not cdi:
+        about += (
+            "; each CRD's group and versions (name, served, storage, deprecated) as virt-operator installs them, "
+            "read from the same file's Go literals (newCRDVersions(): core/v1 ApiSupportedVersions); "
+            f"virtTemplateCrds: the same for the CRDs virt-operator installs from {_TEMPLATE_DIR}/*.yaml (v1.8 on)"
+        )
+    return {"about": about, "releases": releases}
 
 
 def _rows(reference: dict[str, Any]) -> dict[str, list[tuple[tuple[int, ...], bool, bool, str]]]:

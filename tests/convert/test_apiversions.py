@@ -380,3 +380,13 @@ def test_validate_says_an_instancetype_is_not_the_latest_version(
     assert r.exit_code == 0  # a warning: the document is valid in its own version
     for f in found:
         assert f["severity"] == "warning" and f["line"] == 1
+
+
+@pytest.mark.parametrize(("kv", "codes"), [((1, 9), {"core.preset-deprecated"}), ((0, 56), set())])
+def test_a_v1_preset_is_deprecated_once(kv: tuple[int, int], codes: set[str]) -> None:
+    # crds.go NewPresetCrd: kubevirt.io/v1 `Deprecated: true` from v0.57.0 (v0.56.0: false); nothing replaces it,
+    # so the object stays and is warned about once (the preset warning, not also a generic core.deprecated)
+    before = "apiVersion: kubevirt.io/v1\nkind: VirtualMachineInstancePreset\nmetadata:\n  name: x\nspec: {}\n"
+    after, errors, found = run(before, target=kv, target_cdi=(1, 66))
+    assert (after, errors) == (None, [])
+    assert {code for code in found if code.startswith("core.")} == codes

@@ -18,7 +18,7 @@ SPEC = {
     "export.kubevirt.io/v1alpha1": ((0, 55), None, (1, 9)),
     "export.kubevirt.io/v1beta1": ((1, 3), (1, 9), None),
     "export.kubevirt.io/v1": ((1, 9), None, None),
-    "clone.kubevirt.io/v1alpha1": ((0, 55), (1, 5), None),
+    "clone.kubevirt.io/v1alpha1": ((0, 55), None, None),  # release notes only: its CRD is never deprecated
     "clone.kubevirt.io/v1beta1": ((1, 5), None, None),
     "pool.kubevirt.io/v1alpha1": ((0, 49), None, None),
     "pool.kubevirt.io/v1beta1": ((1, 7), None, None),

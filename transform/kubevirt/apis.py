@@ -2,8 +2,11 @@
 
 Sources: the domain notes kubevirt-deprecated-apis.md §1-§3 (all groups but instancetype) and
 kubevirt-api-versions.md §1 (instancetype.kubevirt.io, flavor.kubevirt.io), read from KubeVirt's and
-CDI's CRDs. Conversion, validation, scan, the target checks, the pre-filter's needles and the table in
-docs/upgrades.md all read this table; a future removal is one row (or one `removed=` value) plus a test.
+CDI's CRDs. Tests hold the rows to those CRDs release by release: the KubeVirt rows to
+reference/kubevirt-crds.json (crds.go, v1.0-v1.9; tests/kubevirt/test_apis_kubevirt.py), the CDI rows to
+schemas/cdi/index.json (tests/kubevirt/test_apis_cdi.py). Conversion, validation, scan, the target checks,
+the pre-filter's needles and the table in docs/upgrades.md all read this table; a future removal is one row
+(or one `removed=` value) plus a test.
 
 Rows of one group are listed oldest first: a version's replacement is the next row of its group
 unless `replaced_by` names another group (flavor -> instancetype). Release numbers are KubeVirt's,
@@ -94,6 +97,8 @@ TABLE: tuple[Api, ...] = (
     _V("kubevirt.io", "v1alpha2", "core", legacy=_LEGACY_CORE.format(version="v1alpha2", until="13"), removed=(0, 13)),
     _V("kubevirt.io", "v1alpha3", "core", CORE_KINDS, served=(0, 13), deprecated=(1, 0)),
     _V("kubevirt.io", "v1", "core", served=(0, 37)),
+    # crds.go NewPresetCrd lists v1 with Deprecated: true (v0.57 on; "for removal in v2"); no replacement
+    _V("kubevirt.io", "v1", "core", ("VirtualMachineInstancePreset",), served=(0, 37), deprecated=(0, 57)),
     _V("subresources.kubevirt.io", "v1alpha3", "core", legacy=_AGGREGATED.format(what="console, VNC, start/stop")),
     _V("subresources.kubevirt.io", "v1", "core", legacy=_AGGREGATED.format(what="console, VNC, start/stop")),
     # instance types and their predecessor
@@ -158,14 +163,13 @@ TABLE: tuple[Api, ...] = (
         actions=("VirtualMachineExport",),
     ),
     _V("export.kubevirt.io", "v1", "export", served=(1, 9), actions=("VirtualMachineExport",)),
-    # clone (v1alpha1 deprecated by the v1.5 release notes only; the CRD carries no flag)
+    # clone (the v1.5 release notes call v1alpha1 deprecated, but its CRD carries no flag up to v1.9: not deprecated)
     _V(
         "clone.kubevirt.io",
         "v1alpha1",
         "clone",
         ("VirtualMachineClone",),
         served=(0, 55),
-        deprecated=(1, 5),
         actions=("VirtualMachineClone",),
     ),
     _V("clone.kubevirt.io", "v1beta1", "clone", served=(1, 5), actions=("VirtualMachineClone",)),
