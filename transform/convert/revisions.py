@@ -23,6 +23,7 @@ from transform.convert.payloads import (
     owner,
     skipped_by_label,
 )
+from transform.convert.revision_names import Identity, identity_from_name
 from transform.kubevirt import gojson, releases
 from transform.kubevirt.names import UUID, name_problem
 from transform.model.findings import Finding, info, warning
@@ -39,21 +40,11 @@ SYNTHETIC_NAME = {
 }
 STRIPPED_META = ("labels", "annotations", "finalizers", "ownerReferences", "managedFields")
 SERVER_SET = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "selfLink")
-_VERSIONED = "|".join(re.escape(v) + "-" for v in releases.VERSIONS)
-_OLD_NAME = re.compile(rf"^(?P<obj>.+?)-(?:{_VERSIONED})?(?P<uid>{UUID})-(?P<gen>\d+)$")
 
 
 def latest_version() -> str:
     """The payload version written and its `object-version` label: the registry's last step's."""
     return convert.last_step().label_version
-
-
-@dataclass
-class Identity:
-    name: str
-    uid: str = ""
-    generation: int = 0
-    kind: str = ""
 
 
 @dataclass(frozen=True)
@@ -63,19 +54,6 @@ class Hints:
     family: str | None = None  # referenced through spec.instancetype or spec.preference
     kind: str | None = None  # the kind the referencing VM's matcher names
     vm_name: str | None = None
-
-
-def identity_from_name(name: str, vm_name: str | None) -> Identity | None:
-    """`<vm>-<object>-<uid>-<generation>` (any era) -> the object's name, uid and generation."""
-    rest = name
-    if vm_name:
-        if not name.startswith(vm_name + "-"):
-            return None
-        rest = name[len(vm_name) + 1 :]
-    m = _OLD_NAME.match(rest)
-    if not m or (not vm_name):
-        return None
-    return Identity(m.group("obj"), m.group("uid"), int(m.group("gen")))
 
 
 def _go_encode(payload: dict[str, Any]) -> dict[str, Any]:

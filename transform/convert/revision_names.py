@@ -1,0 +1,34 @@
+"""The identity an old ControllerRevision's name carries: `<vm>-<object>-[<version>-]<uid>-<generation>`,
+as every KubeVirt release named the revisions it wrote (the object's name, uid and generation)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from transform.kubevirt import releases
+from transform.kubevirt.names import UUID
+
+_VERSIONED = "|".join(re.escape(v) + "-" for v in releases.VERSIONS)
+_OLD_NAME = re.compile(rf"^(?P<obj>.+?)-(?:{_VERSIONED})?(?P<uid>{UUID})-(?P<gen>\d+)$")
+
+
+@dataclass
+class Identity:
+    name: str
+    uid: str = ""
+    generation: int = 0
+    kind: str = ""
+
+
+def identity_from_name(name: str, vm_name: str | None) -> Identity | None:
+    """`<vm>-<object>-<uid>-<generation>` (any era) -> the object's name, uid and generation."""
+    rest = name
+    if vm_name:
+        if not name.startswith(vm_name + "-"):
+            return None
+        rest = name[len(vm_name) + 1 :]
+    m = _OLD_NAME.match(rest)
+    if not m or (not vm_name):
+        return None
+    return Identity(m.group("obj"), m.group("uid"), int(m.group("gen")))
