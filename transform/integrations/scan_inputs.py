@@ -119,9 +119,9 @@ def iter_inputs(
     settings: Settings | None = None,
 ) -> Iterator[Item]:
     """Every input as an Item, read as `fix` reads them (bounded, regular files only), a tarball's members
-    one by one; a Helm chart's templates and values files with their role (`pipeline.charts`)."""
+    one by one; an input a container format holds with its role (`formats.detect`)."""
     # lazy: start-up: directory walking only when scan is given directories
-    from transform.formats.helm_chart import roles as charts
+    from transform import formats
     from transform.pipeline import sources
 
     settings = settings or Settings()
@@ -153,7 +153,7 @@ def iter_inputs(
             except OSError as exc:
                 errors.append(error("input.unreadable", f"cannot read: {_reason(exc)}", file=entry.display))
                 continue
-            yield Item(entry.display, data, entry, None, *charts.role_of(entry.path, data))
+            yield Item(entry.display, data, entry, None, formats.detect(entry.path, data))
 
 
 def _members(path: str, errors: list[Finding], settings: Settings) -> Iterator[Item]:

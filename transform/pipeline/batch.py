@@ -25,6 +25,7 @@ from transform.yamltext import textio
 
 if TYPE_CHECKING:  # the engine imports PyYAML: only pay for it when a file needs parsing
     from transform.convert.index import Index
+    from transform.formats.base import Held
     from transform.model.settings import Settings
     from transform.pipeline.parts import FileResult, Reading, Span
     from transform.yamltext.nodes import Document
@@ -54,8 +55,7 @@ class Item:
     input: Input | None = None
     # documents the index pass parsed that the upgrade pass reads too, by (start, end) of their chunk
     parsed: dict[tuple[int, int], Document] | None = None
-    role: str = ""  # a Helm chart's template or values file (charts.TEMPLATE, charts.VALUES): read as text
-    chart: str = ""  # that chart's directory
+    held: Held | None = None  # the container format that holds it (`formats.detect`), read by that format
     pin: Pin | None = None  # the directory and file it was read from (a rewrite goes there or nowhere)
     reading: Reading | None = None  # how its documents are read, when not as a file's (a KRM ResourceList's items)
 
@@ -92,10 +92,10 @@ def read_sources(paths: list[str], settings: Settings, run: RunResult, found: li
         except InputError as exc:
             run.findings.append(error("input.refused", f"stdin: {exc}"))
             return []
-        # lazy: start-up: chart roles are asked only of candidates (a run with none never imports it)
-        from transform.formats.helm_chart import roles as charts
+        # lazy: start-up: the formats are asked only of candidates (a run with none never imports them)
+        from transform import formats
 
-        return [Item("<stdin>", data, None, None, *charts.role_of("", data))]
+        return [Item("<stdin>", data, None, None, formats.detect("", data))]
     items = read_inputs(_noted(discover(paths, settings.include, settings.exclude), found), run, limit)
     if not run.files_seen and not run.findings:
         run.findings.append(
@@ -146,11 +146,11 @@ def read_context(paths: tuple[str, ...], settings: Settings, named: Iterable[str
             continue
         if not (is_kustomization_file(entry.display) or textio.holds_bytes(data, needles)):
             continue
-        # lazy: start-up: chart roles are asked only of candidates (a run with none never imports it)
-        from transform.formats.helm_chart import roles as charts
+        # lazy: start-up: the formats are asked only of candidates (a run with none never imports them)
+        from transform import formats
 
-        item = Item(entry.display, data, entry, None, *charts.role_of(entry.path, data))
-        if reads_for_index(item, settings):  # not a chart's templates and values: text, not objects
+        item = Item(entry.display, data, entry, None, formats.detect(entry.path, data))
+        if reads_for_index(item, settings):  # not an input a format reads as text: no objects
             items.append(item)
     return items
 
@@ -188,10 +188,10 @@ def read_inputs(
             except textio.ReadError as exc:
                 run.findings.append(error("input.encoding", str(exc), file=entry.display))
             continue
-        # lazy: start-up: chart roles are asked only of candidates (a run with none never imports it)
-        from transform.formats.helm_chart import roles as charts
+        # lazy: start-up: the formats are asked only of candidates (a run with none never imports them)
+        from transform import formats
 
-        items.append(Item(entry.display, data, entry, None, *charts.role_of(entry.path, data), pin=pin))
+        items.append(Item(entry.display, data, entry, None, formats.detect(entry.path, data), pin=pin))
     return items
 
 
@@ -211,9 +211,9 @@ class IndexDoc:
 
 
 def reads_for_index(item: Item, settings: Settings) -> bool:
-    """Does the index read this input? Kustomizations, and files with a marker it looks for (not a chart's
-    templates and values: text, not objects)."""
-    if item.role:
+    """Does the index read this input? Kustomizations, and files with a marker it looks for (not an input a
+    format reads as text: no objects)."""
+    if item.held is not None:
         return False
     return is_kustomization_file(item.name) or textio.holds_bytes(item.data, index_needles(settings))
 

@@ -9,10 +9,9 @@ marker (transform.yamltext.textio pre-filter) are parsed. Rendering lives in tra
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transform.convert import helmrelease, helmvalues, payloads
 from transform.kubevirt import apis, embedding, releases
@@ -25,6 +24,9 @@ from transform.pipeline.batch import Item
 from transform.pipeline.parts import MARKER
 from transform.pipeline.scan_links import FLAVOR_VM_UNTIL, VM, Doc, Ref, Revision, analyse, revision, vm_refs
 from transform.yamltext import textio
+
+if TYPE_CHECKING:
+    from transform.formats.base import Held
 
 GROUPS = tuple(dict.fromkeys(r.group for r in apis.TABLE if r.family == "instancetype"))
 
@@ -58,8 +60,8 @@ class Scan:
 def scan_items(
     items: Iterable[Item], target: tuple[int, int] = releases.LATEST, settings: Settings | None = None
 ) -> Scan:
-    """Every input's documents judged on the target (a Helm chart's templates and values files, by
-    `Item.role`, read as text: `convert.helmtemplate`)."""
+    """Every input's documents judged on the target (an input a container format holds, `Item.held`, read by
+    that format)."""
     # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.pipeline.onefile import iter_documents
     from transform.yamltext.nodepath import locate
@@ -81,8 +83,8 @@ def scan_items(
             continue
         if settings.inline_ignores and MARKER in source.text:
             marked[name] = source.text  # (a chart file's too: a malformed directive is said as `check` says it)
-        if item.role:  # a template is no YAML: its directives are read by line
-            _chart_file(scan, name, source.text, item.role, item.chart, settings.inline_ignores)
+        if item.held is not None:  # read by its format (a template is no YAML: its directives are read by line)
+            _format_file(scan, name, source.text, item.held, settings.inline_ignores)
             continue
         problems: list[Finding] = []
         for pd in iter_documents(name, source, settings, problems):
@@ -177,16 +179,16 @@ def _release(scan: Scan, name: str, doc: int, driver: str, value: Any, line: int
                 scan.apis.append(use)
 
 
-def _chart_file(scan: Scan, name: str, text: str, role: str, chart: str, inline_ignores: bool) -> None:
-    """A chart's template or values file: each literal KubeVirt apiVersion, judged as an object's; a
-    directive's line in the file suppresses what it names, as `check` reads it (transform.convert.helmignores)."""
-    # lazy: start-up: the template reader only for a scan that meets a chart
-    from transform.formats.helm_chart import ignores as helmignores
-    from transform.formats.helm_chart import template as helmtemplate
+def _format_file(scan: Scan, name: str, text: str, held: Held, inline_ignores: bool) -> None:
+    """An input a container format reads as text: each literal KubeVirt apiVersion it holds, judged as an
+    object's; its own inline ignores suppress what they name, as `check` places them."""
+    # lazy: start-up: the formats only for a scan that meets an input one holds
+    from transform import formats
 
+    fmt = formats.format_of(held)
     targets = apis.Targets(scan.target, scan.target_cdi)
-    done = helmtemplate.upgrade(text, targets, values=role == "values")
-    label = "chart " + os.path.basename(chart) if chart else "template"
+    done = fmt.read(text, targets, held)
+    label = fmt.label(held)
     found: list[Finding] = []
     for line, api_version, kind in done.uses:
         obj = {"apiVersion": api_version, "kind": kind}
@@ -201,7 +203,7 @@ def _chart_file(scan: Scan, name: str, text: str, role: str, chart: str, inline_
             scan.apis.append(use)
     found += [f.at(file=name, object=label) for f in done.findings if f.severity is not Severity.INFO]
     if inline_ignores:
-        found, suppressed = helmignores.apply(text, found)
+        found, suppressed = fmt.ignores(text, found)
         scan.suppressed += suppressed
     scan.breaking += found
 

@@ -12,11 +12,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
+from transform import formats
 from transform.convert import helmrelease
 from transform.convert.dispatch import upgrade_document
 from transform.convert.index import Index
 from transform.convert.kustomize import is_kustomization_file
-from transform.formats.helm_chart.roles import chart_text
+from transform.formats.base import Held
 from transform.formats.helm_release import manifest as helmrecords
 from transform.kubevirt import apis
 from transform.model import plain
@@ -143,25 +144,25 @@ def upgrade_file(
     settings: Settings,
     index: Index,
     parsed: dict[tuple[int, int], yamlnodes.Document] | None = None,
-    role: str = "",
+    held: Held | None = None,
     reading: Reading | None = None,
     judged: dict[bytes, Any] | None = None,
 ) -> FileResult:
     """One file's upgrade, with the run's policy applied: --select/--ignore drop warnings, --strict
     makes the rest errors, and a file with an error keeps its text (it is never written).
     `parsed`: this file's documents the index pass already parsed (see `iter_documents`).
-    `role`: a Helm chart's template or values file (`pipeline.charts`), upgraded as text.
+    `held`: the container format that holds it (`formats.detect`), which reads it as text.
     `reading`: how its source has the documents read (`parts.Reading`), when not as a file's.
     `judged`: the judgements of its first upgrade (`FileResult.judged`), when it is planned again: its
     documents are not judged again. A file whose references follow a rename keeps its judgements (they
     are made so only for a file whose VMs the index saw reference a revision, when revisions are renamed)."""
     if judged is None and not (index.renames and name in index.referencing):
-        return _upgrade_file(name, data, settings, index, parsed, role, reading)
+        return _upgrade_file(name, data, settings, index, parsed, held, reading)
     # lazy: the validators and their schemas load only when a document is validated
     from transform.validate.target import remembered
 
     with remembered({} if judged is None else judged) as memo:
-        result = _upgrade_file(name, data, settings, index, parsed, role, reading)
+        result = _upgrade_file(name, data, settings, index, parsed, held, reading)
     if any(f.code == "reference.renamed" for f in result.findings):
         result.judged = memo
     return result
@@ -173,7 +174,7 @@ def _upgrade_file(
     settings: Settings,
     index: Index,
     parsed: dict[tuple[int, int], yamlnodes.Document] | None,
-    role: str,
+    held: Held | None,
     reading: Reading | None,
 ) -> FileResult:
     result = FileResult(name, reading.whole if reading is not None else None)
@@ -182,8 +183,8 @@ def _upgrade_file(
     except textio.ReadError as exc:
         result.findings.append(error("input.encoding", str(exc), file=name))
         return finish(result, [], settings)
-    if role:
-        return finish(result, [chart_file(name, result.source, settings, role)], settings)
+    if held is not None:
+        return finish(result, [format_file(name, result.source, settings, held)], settings)
     if not has_documents(name, data):
         return result
     if reading is not None:
@@ -193,15 +194,16 @@ def _upgrade_file(
     return finish(result, [upgrade_documents(name, result.source, settings, index, parsed)], settings)
 
 
-def chart_file(name: str, source: textio.Source, settings: Settings, role: str) -> Part:
-    """A chart's template or values file, upgraded as text (`formats.helm_chart`)."""
+def format_file(name: str, source: textio.Source, settings: Settings, held: Held) -> Part:
+    """An input a container format reads as text (`formats.base.Format.read`), its own inline ignores placed."""
+    fmt = formats.format_of(held)
     part = Part()
-    targets = apis.Targets(settings.target, settings.target_cdi)
-    found, text, upgraded = chart_text(source.text, targets, role, settings.inline_ignores)
+    done = fmt.read(source.text, apis.Targets(settings.target, settings.target_cdi), held)
+    found = fmt.ignores(source.text, done.findings)[0] if settings.inline_ignores else done.findings
     part.findings += [f.at(file=name) for f in found]
-    if text != source.text:
-        part.pieces.append((0, len(source.text), text))
-        part.upgraded = upgraded
+    if done.text != source.text:
+        part.pieces.append((0, len(source.text), done.text))
+        part.upgraded = done.upgraded
     return part
 
 

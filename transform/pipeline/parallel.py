@@ -111,7 +111,7 @@ def plan(items: list[Item], settings: Settings, jobs: int) -> Plan:
         for n, item in enumerate(items):
             if (
                 len(item.data) > target
-                and not item.role
+                and item.held is None
                 and has_documents(item.name, item.data)
                 and not is_kustomization_file(item.name)
             ):
@@ -325,5 +325,5 @@ def _upgrade_task(shares: list[Share]) -> list[FileResult | Part]:
         if source is not None:
             out.append(upgrade_documents(item.name, source, p.settings, index, parsed, span))
         else:
-            out.append(upgrade_file(item.name, item.data, p.settings, index, parsed, item.role))
+            out.append(upgrade_file(item.name, item.data, p.settings, index, parsed, item.held))
     return out

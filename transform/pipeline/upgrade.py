@@ -84,7 +84,7 @@ def _upgrade(
 
     kept, item.parsed = (item.parsed if parsed else None), None  # used once, then freed
     judged = first.judged if first is not None else None
-    return upgrade_file(item.name, item.data, settings, index, kept, item.role, item.reading, judged)
+    return upgrade_file(item.name, item.data, settings, index, kept, item.held, item.reading, judged)
 
 
 def upgrade_items(

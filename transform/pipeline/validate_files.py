@@ -88,7 +88,7 @@ def validate_items(items: list[Item], settings: Settings, run: RunResult, contex
             result.findings.append(error("input.encoding", str(exc), file=item.name))
             continue
         result.source = source
-        if item.role:  # a chart's template or values file: text, never validated as objects
+        if item.held is not None:  # an input a format reads as text: never validated as objects
             continue
         for pd in iter_documents(item.name, source, settings, result.findings):
             if pd.doc is None:

@@ -7,10 +7,6 @@ from __future__ import annotations
 import functools
 import os
 
-from transform.formats.helm_chart import ignores as helmignores
-from transform.formats.helm_chart import template as helmtemplate
-from transform.kubevirt import apis
-from transform.model.findings import Finding, info
 from transform.yamltext import textio
 
 TEMPLATE, VALUES = "template", "values"
@@ -41,7 +37,7 @@ def role(path: str) -> tuple[str, str]:
         chart, below = parent, chart
 
 
-_LOOSE_NOTE = (
+LOOSE_NOTE = (
     "not YAML, but a template ({{ }} or {% %}; no Chart.yaml above it): read as a Helm chart's template is, "
     "only its literal apiVersion lines are upgraded and nothing in it is validated"
 )
@@ -77,15 +73,3 @@ def _template_text(data: bytes) -> bool:
         except nodes.ParseError:
             return True
     return False
-
-
-def chart_text(text: str, targets: apis.Targets, role: str, inline_ignores: bool) -> tuple[list[Finding], str, int]:
-    """A chart's template or values file: (findings, new text, objects upgraded) of its literal apiVersion
-    lines, as text (`helmtemplate`)."""
-    done = helmtemplate.upgrade(text, targets, values=role == VALUES)
-    found = done.findings
-    if inline_ignores:
-        found = helmignores.apply(text, found)[0]  # the YAML reader of directives cannot read a template
-    if role == LOOSE:
-        found.insert(0, info("input.template", _LOOSE_NOTE))
-    return found, done.text, done.upgraded
