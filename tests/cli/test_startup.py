@@ -42,7 +42,9 @@ ALLOWED = {
     "transform.yamltext",
     "transform.yamltext.textio",
     "transform.convert",
-    "transform.convert.kustomize",
+    "transform.formats",  # the name test of the files a format reads whole (kustomizations)
+    "transform.formats.kustomize",
+    "transform.formats.kustomize.kustomization",
     "transform.convert.apiversion",
     "transform.kubevirt",
     "transform.kubevirt.apis",  # the pre-filter's needles come from the API table

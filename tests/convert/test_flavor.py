@@ -121,7 +121,8 @@ def test_f0_revision_kind_from_flavor_matcher(tmp_path: Path) -> None:
 
 def test_one_flavor_kind_map() -> None:
     """The flavor -> instancetype kind rename is the API table's (kubevirt.apis), not a copy per module."""
-    from transform.convert import flavor_v1alpha1, kustomize
+    from transform.convert import flavor_v1alpha1
+    from transform.formats.kustomize import kustomization as kustomize
     from transform.kubevirt import apis
 
     assert flavor.FLAVOR_KINDS is apis.FLAVOR_KINDS

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from transform.convert.index import Index
+from transform.formats.kustomize.facts import KustomizeFacts
 from transform.model.settings import Settings
 from transform.pipeline.onefile import upgrade_file
 
@@ -48,6 +49,7 @@ def test_a_placeholder_does_not(text: str) -> None:
 
 
 def test_a_listed_patch_is_judged_as_one_and_needs_no_hint() -> None:
-    index = Index()
-    index.patch_files.add("x.yaml")
+    facts = KustomizeFacts()
+    index = Index(facts={"kustomize": facts})
+    facts.patch_files.add("x.yaml")
     assert _required(IT + "spec:\n  cpu:\n    guest: 2\n", index) == []

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from transform.cli.main import cli
 from transform.convert.index import Index
+from transform.formats.kustomize.facts import KustomizeFacts
 from transform.model.settings import Settings
 from transform.pipeline.onefile import upgrade_file
 
@@ -154,9 +155,10 @@ def test_a_list_of_kubevirt_objects_is_fine_and_an_unknown_item_is_named() -> No
 def test_a_patch_applied_by_target_only_warns_and_is_left_as_it_is(tmp_path: pathlib.Path) -> None:
     """kustomize gives a patch applied by `target` the kind of what it patches: it still applies."""
     text = "apiVersion: kubevirt.io/v1\nkind: Kubevirt\nmetadata:\n  name: kubevirt\nspec: {}\n"
-    index = Index()
-    index.patch_files.add("p.yaml")
-    index.target_patch_files.add("p.yaml")
+    facts = KustomizeFacts()
+    index = Index(facts={"kustomize": facts})
+    facts.patch_files.add("p.yaml")
+    facts.target_patch_files.add("p.yaml")
     r = upgrade_file("p.yaml", text.encode(), Settings(), index)
     assert not r.failed and r.new_text is None
     assert [(f.severity.value, f.code) for f in r.findings] == [("warning", "input.unknown-kind")]

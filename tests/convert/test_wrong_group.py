@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from transform.cli.main import cli
 from transform.convert.index import Index
+from transform.formats.kustomize.facts import KustomizeFacts
 from transform.model.settings import Settings
 from transform.pipeline.onefile import upgrade_file
 
@@ -49,9 +50,10 @@ def test_a_kind_under_a_wrong_group_is_named(kind: str) -> None:
     assert [f.code for f in errors] == ["input.wrong-group"], [str(f) for f in r.findings]
     assert f"kind {kind} belongs to {home}; {api} never had it" in errors[0].message
     assert f"did you mean apiVersion: {current}" in errors[0].message
-    index = Index()
-    index.patch_files.add("p.yaml")
-    index.target_patch_files.add("p.yaml")
+    facts = KustomizeFacts()
+    index = Index(facts={"kustomize": facts})
+    facts.patch_files.add("p.yaml")
+    facts.target_patch_files.add("p.yaml")
     patch = upgrade_file("p.yaml", text.encode(), Settings(), index)
     assert not patch.failed and patch.new_text == text.replace(api, current, 1)
     assert [f.code for f in patch.findings if f.severity.value == "warning"] == ["kustomize.wrong-group"]

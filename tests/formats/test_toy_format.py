@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from transform import formats
 from transform.cli import main as main_module
+from transform.formats import registry
 
 # The toy format's module, whole: it imports only the formats contract, the model and the facts (as any
-# format may), nothing of the engine.
+# format may), nothing of the engine; what it does not answer (kinds, facts, ignores) keeps the contract's default.
 TOY_MODULE = """
-from transform.formats.base import Held, Read
+from transform.formats.base import Format, Held, Read
 from transform.kubevirt import apis
 from transform.model.findings import info
 
@@ -28,7 +28,7 @@ NEW = {"instancetype.kubevirt.io/v1alpha1": "instancetype.kubevirt.io/v1beta1",
        "instancetype.kubevirt.io/v1alpha2": "instancetype.kubevirt.io/v1beta1"}
 
 
-class Toy:
+class Toy(Format):
     name = "toy"
 
     def detect(self, path, data):
@@ -44,9 +44,6 @@ class Toy:
                 lines[n] = NEW[api] + " " + rest
                 upgraded += 1
         return Read(findings, "\\n".join(lines), upgraded, uses)
-
-    def ignores(self, text, findings):
-        return findings, []
 
     def label(self, held):
         return "toy inventory"
@@ -88,7 +85,7 @@ def test_without_its_line_the_file_is_passed_over(inventory: pathlib.Path) -> No
 
 
 def test_a_toy_format_is_one_module_and_one_line(inventory: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(formats, "FORMATS", (*formats.FORMATS, _toy().FORMAT))  # the registry line
+    monkeypatch.setattr(registry, "FORMATS", (*registry.FORMATS, _toy().FORMAT))  # the registry line
 
     code, out = cli("check", "--format", "json", str(inventory))
     assert code == 1, out

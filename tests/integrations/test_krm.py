@@ -231,7 +231,7 @@ def test_fix_upgrades_kustomization_patch_targets(tmp_path: Path) -> None:
 
 
 def test_upgrade_kustomization_inline_patches() -> None:
-    from transform.convert.kustomize import upgrade_kustomization
+    from transform.formats.kustomize.kustomization import upgrade_kustomization
 
     patch = "apiVersion: instancetype.kubevirt.io/v1alpha1  # keep\nkind: VirtualMachineInstancetype\n"
     obj = {

@@ -6,15 +6,14 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from transform import convert
-from transform.convert import apiversion, flavor, kustomize, modernize, objects, payloads, revisions, wronggroup
-from transform.convert.helmvalues import upgrade as helm_values
-from transform.convert.index import REF_PATHS, Index, is_kustomization_kind, kept_name, namespace_of, own_file
-from transform.convert.kustomize import is_kustomization_file
+from transform.convert import apiversion, flavor, modernize, objects, wronggroup
+from transform.convert.index import Index, own_file
+from transform.convert.kinds import KINDS
 from transform.convert.outcome import Change, Outcome, object_ref
+from transform.convert.visit import OPERATIONS, PINNED, Rules, Visit
 from transform.kubevirt import apis, embedding, gojson, releases
-from transform.model.findings import Finding, Severity, error, info, warning
+from transform.model.findings import Finding, Severity, error, info
 from transform.model.plain import as_map
-from transform.model.plain import get as _get
 from transform.model.policy import Judgement, Stage, verdict
 
 if TYPE_CHECKING:
@@ -24,18 +23,29 @@ Path = tuple[Any, ...]
 __all__ = ["Change", "Outcome", "preload", "upgrade_document"]
 
 
-def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str = "") -> Outcome:
+def upgrade_document(
+    value: Any, *, settings: Settings, index: Index, file: str = "", rules: Rules | None = None
+) -> Outcome:
+    """One document's outcome: every object in it visited (`_visit`), by the rules of `rules` (`KINDS`, and
+    the container formats' rules when the engine passes them: `formats.registry.RULES`)."""
+    rules = KINDS if rules is None else rules
     out = Outcome(value)  # copied on the first change only: most documents need none
     if not isinstance(value, dict):
-        if isinstance(value, list) and file in index.patch_files:  # a JSON6902 patch file
-            kustomize.json6902_file(out, value, apis.Targets(settings.target, settings.target_cdi))
+        if isinstance(value, list) and OPERATIONS in rules and index.said_of(file).partial:  # JSON6902 operations
+            rules[OPERATIONS](
+                Visit(out, (), {}, None, None, settings, index, file, index.said_of(file), _targets(settings))
+            )
         elif (problem := not_an_object(value)) is not None:
             out.findings.append(problem)
         return out
     file = own_file(value, file)  # a ResourceList's item (or, read whole, its items): their own files
     for path, obj in embedding.walk(value):
-        _visit(out, path, obj, settings, index, own_file(obj, file) if path[:1] == ("items",) else file)
+        _visit(out, path, obj, settings, index, own_file(obj, file) if path[:1] == ("items",) else file, rules)
     return out
+
+
+def _targets(settings: Settings) -> apis.Targets:
+    return apis.Targets(settings.target, settings.target_cdi)
 
 
 def not_an_object(value: Any) -> Finding | None:
@@ -79,8 +89,10 @@ def preload(settings: Settings) -> None:
     apiversion.preload(apis.Targets(settings.target, settings.target_cdi))
 
 
-def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, index: Index, file: str) -> None:
-    """One object (the document, a List item, an embedded object): dispatch by group and kind."""
+def _visit(
+    out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, index: Index, file: str, rules: Rules
+) -> None:
+    """One object (the document, a List item, an embedded object): dispatch by group, then by kind (`rules`)."""
     kind = obj.get("kind")
     api = obj.get("apiVersion")
     group = apis.group_of(api)
@@ -98,34 +110,21 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
     before = len(out.findings)
     changes_before = len(out.changes)
     targets = apis.Targets(settings.target, settings.target_cdi)
+    hints = index.said_of(file)
+    visit = Visit(out, path, obj, api, group, settings, index, file, hints, targets)
     misplaced = wronggroup.misplaced(api, kind, targets) if not embedding.is_list(obj) else None
     if misplaced is not None:
-        wronggroup.apply(out, path, misplaced, targets, target_patch=index.is_target_patch(file) and len(path) <= 2)
-    elif group is not None and not path and index.pinned_patch(file):
-        out.findings.extend(kustomize.pinned_patch(str(api), str(kind), targets))
+        wronggroup.apply(out, path, misplaced, targets, target_patch=hints.target_patch and len(path) <= 2)
+    elif group is not None and not path and hints.pinned and PINNED in rules:
+        rules[PINNED](visit)
     elif group in convert.GROUPS:
         _object(out, path, obj, str(api), str(kind), settings, index, file)
     elif group is not None and isinstance(kind, str) and not embedding.is_list(obj):
         objects.api_object(out, path, obj, str(api), kind, targets)
-    if kind == "ControllerRevision" and str(api).startswith("apps/") and payloads.is_ours(obj):
-        _revision(out, path, obj, settings, index)
-    elif kind == "VirtualMachine" and group == "kubevirt.io":
-        _vm(out, path, obj, path, index)
-        objects.vm_extras(out, path, settings.modernize, targets)
-    elif (is_kustomization_kind(obj) and api is not None) or (
-        kind is None and api is None and not path and is_kustomization_file(file)
-    ):
-        _kustomization(
-            out, path, obj, targets, file in index.partial_kustomizations, file in index.remote_kustomizations
-        )
-    elif kind == "VirtualMachineSnapshotContent":
-        vm = _get(obj, ("spec", "source", "virtualMachine"))
-        if isinstance(vm, dict):
-            _vm(out, path + ("spec", "source", "virtualMachine"), vm, path, index, ns=namespace_of(obj))
-    elif kind == "VirtualMachinePool" and group == "pool.kubevirt.io":
-        objects.pool_extras(out, path, targets)
-    elif kind in ("HelmRelease", "Application") and group is None:  # Flux's and Argo CD's inline Helm values
-        helm_values(out, path, obj, targets)
+    named = kind if kind is not None else hints.kind if api is None and not path else None
+    rule = rules.get(named) if isinstance(named, str) else None
+    if rule is not None:
+        rule(visit)
     objects.references(out, path, settings.drop_server_fields, targets)
     if (
         misplaced is None
@@ -133,7 +132,7 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
         and (not path or path[0] == "items")
         and len(path) <= 2
     ):
-        _whole_object(out, path, obj, settings, file in index.patch_files, out.changes[changes_before:])
+        _whole_object(out, path, obj, settings, hints.partial, out.changes[changes_before:])
     if embedding.in_template(path):
         out.findings[before:] = embedding.substituted(out.findings[before:], obj)
     for i in range(before, len(out.findings)):
@@ -197,7 +196,7 @@ def _object(
         return
     if upgraded is None or releases.family_of(upgraded[1]) is None:
         if api == convert.LATEST and kind in releases.FAMILY_OF_KIND:
-            partial = file in index.patch_files
+            partial = index.said_of(file).partial
             judged = _judge(obj, settings, partial)  # once: what is said of it, and what a rewrite carries
             out.findings.extend(verdict(judged, Stage.CURRENT, strict=settings.strict))
             if settings.modernize:
@@ -226,7 +225,7 @@ def _object(
         )
         return
     new_api, new_kind = upgraded
-    partial = file in index.patch_files
+    partial = index.said_of(file).partial
     new = copy.deepcopy(obj)
     new["apiVersion"] = new_api
     if new_kind != kind:
@@ -282,118 +281,3 @@ def _judge(obj: dict[str, Any], settings: Settings, partial: bool) -> Judgement:
 def _check_current(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
     """A document that needs no change: its problems are warnings (errors only with --strict)."""
     return verdict(_judge(obj, settings, partial), Stage.CURRENT, strict=settings.strict)
-
-
-def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, index: Index) -> None:
-    ns = namespace_of(obj)
-    name = str(_get(obj, ("metadata", "name")) or "")
-    if not releases.reads_payload(settings.target, revisions.latest_version()):
-        out.findings.append(_payload_not_served(obj, settings.target))
-        return
-    current: list[Finding] = []
-    # a rename must rewrite every reference in the same run: one in a file outside it (--context) keeps the name
-    outside = index.outside_run(name, ns) if settings.rename and name in index.renames else []
-    try:
-        up = revisions.upgrade_revision(
-            obj, rename=settings.rename and not outside, current=current, **index.about(obj, name, ns)
-        )
-    except revisions.RevisionError as exc:
-        out.findings.append(error(exc.code, exc.message, exc.path))
-        return
-    if up is None:
-        # a current revision: what the decoder said of its payload, as of any document left as it is
-        out.findings.extend(verdict(Judgement(payload=current), Stage.CURRENT, strict=settings.strict))
-        if settings.modernize and settings.modernize_revisions and isinstance(obj.get("data"), dict):
-            data, found = modernize.modernize_object(copy.deepcopy(obj["data"]), settings.target)
-            if data != obj["data"]:
-                out.set(path + ("data",), data)
-                out.findings.extend(f.at(path=("data",) + f.path) for f in found)
-                out.changes.append(Change(path, upgraded=False, verify=Stage.PAYLOAD))
-        return
-    if settings.modernize and settings.modernize_revisions and isinstance(up.doc.get("data"), dict):
-        up.doc["data"], found = modernize.modernize_object(up.doc["data"], settings.target)
-        out.findings.extend(f.at(path=("data",) + f.path) for f in found)
-    out.set(path, up.doc)
-    out.findings.extend(up.findings)
-    out.findings.append(
-        info("upgraded", f"upgraded ControllerRevision ({up.fmt} payload) to {revisions.latest_version()}", ("data",))
-    )
-    if outside:
-        out.findings.append(kept_name(name, outside))
-    renames = [(ns, up.old_name, up.new_name)] if up.new_name != up.old_name else []
-    clash = index.collision(ns, up.new_name) if renames else ""
-    if clash:
-        out.findings.append(
-            error("revision.name-collision", f"{clash}: two objects cannot share a name; refused", ("metadata", "name"))
-        )
-        return
-    if renames and not index.referenced(up.old_name):
-        out.findings.append(
-            warning(
-                "revision.rename-unreferenced",
-                f"renamed to {up.new_name}; no VM in the inputs references {up.old_name}: update references "
-                "outside these files by hand",
-                ("metadata", "name"),
-            )
-        )
-    out.changes.append(
-        Change(
-            path,
-            replace=[path + ("data",)] if up.replace_data else [],
-            renames=renames,
-            verify=Stage.PAYLOAD,
-        )
-    )
-
-
-def _payload_not_served(obj: dict[str, Any], target: apis.Release) -> Finding:
-    """A target before the payload version this tool writes: the revision is left as it is, and said why."""
-    rel, new = releases.text(target), revisions.latest_version()
-    first = next(r for r in sorted(releases.RELEASES) if releases.reads_payload(r, new))
-    fmt = releases.payload_format(obj.get("data"))
-    why = f"KubeVirt {rel} cannot read {new} payloads (from {releases.text(first)}): left as it is"
-    if fmt is None or releases.reads_payload(target, fmt):
-        return info("revision.replacement-not-served", why, ("data",))
-    this = "this payload" if fmt == new else f"this {fmt} payload either"
-    return error(
-        "revision.replacement-not-served",
-        f"{why}, and it cannot read {this}: raise the target or restore the revision from its source",
-        ("data",),
-    )
-
-
-def _kustomization(
-    out: Outcome, path: Path, obj: dict[str, Any], targets: apis.Targets, partial: bool, remote: bool
-) -> None:
-    result = kustomize.upgrade_kustomization(obj, targets, partial=partial, remote=remote)
-    if result is None:
-        return
-    new, found = result
-    out.findings.extend(found)
-    if new != obj:
-        out.set(path, new)
-        out.changes.append(Change(path))
-
-
-def _vm(out: Outcome, path: Path, vm: dict[str, Any], doc_path: Path, index: Index, ns: str | None = None) -> None:
-    ns = namespace_of(vm) if ns is None else (namespace_of(vm) or ns)
-    changed = False
-    if isinstance(vm.get("spec"), dict) and "flavor" in vm["spec"]:
-        new_vm, found = flavor.upgrade_vm(copy.deepcopy(_get(out.value, path)))
-        out.findings.extend(found)
-        if new_vm is not None:
-            out.set(path, new_vm)
-            changed = True
-    current = _get(out.value, path)  # after a flavor matcher became an instancetype matcher
-    for paths in REF_PATHS.values():
-        for ref_path in paths:
-            old = _get(current, ref_path)
-            if not isinstance(old, str):
-                continue
-            new = index.new_name(old, ns)
-            if new and new != old:
-                out.set(path + ref_path, new)
-                out.findings.append(info("reference.renamed", f"now references {new} (was {old})", ref_path))
-                changed = True
-    if changed:
-        out.changes.append(Change(doc_path, upgraded=False))

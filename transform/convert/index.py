@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from transform.convert import helmrelease, payloads, revisions
-from transform.convert.kustomize import is_kustomization_file
+from transform.convert import payloads, revisions
+from transform.convert.hints import NONE, Facts
+from transform.convert.hints import Hints as FileHints
 from transform.convert.revisions import Decoding
 from transform.model.findings import Finding, warning
 from transform.model.plain import get as _get
@@ -40,28 +41,19 @@ class Index:
     renames: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # old name -> [(ns, new)]
     refs: dict[str, list[tuple[str, Hints]]] = field(default_factory=dict)  # revision -> [(ns, hints)]
     revisions: dict[str, list[str]] = field(default_factory=dict)  # name -> [ns]
-    patch_files: set[str] = field(default_factory=set)  # files a kustomization lists as patches
-    # files listed as patches only with a `target` (kustomize ignores their own group/version/kind)
-    target_patch_files: set[str] = field(default_factory=set)
-    # files listed as patches without a `target` -> the kustomizations (display names) that list them
-    untargeted_patch_files: dict[str, set[str]] = field(default_factory=dict)
-    # partial trees: kustomization (display name) -> the absolute paths of its local resources
-    # ("" for a remote one); `inputs`: the absolute paths of every input; see `partial()`
-    kustomization_resources: dict[str, list[str]] = field(default_factory=dict)
-    inputs: list[str] = field(default_factory=list)
-    partial_kustomizations: set[str] = field(default_factory=set)
-    remote_kustomizations: set[str] = field(default_factory=set)  # with a remote resource (a URL)
     claims: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (ns, new name) -> old names
     referencing: set[str] = field(default_factory=set)  # the files (display names) whose VMs reference a revision
     # payloads decoded for --rename whose documents the upgrade reads in the same parse: id of `data` ->
     # (`data`, its decoding); taken by the upgrade (`take_decoded`), never merged across processes
     decoded: dict[int, tuple[Any, Decoding]] = field(default_factory=dict, repr=False, compare=False)
-    helm_deployed: dict[tuple[str, str], int] = field(default_factory=dict)  # (ns, release) -> latest deployed
     # (ns, VM name, family, revision, path) of every VirtualMachine's revision reference (not a snapshot's)
     vm_refs: list[tuple[str, str, str, str, str]] = field(default_factory=list)
     # references read from files outside the run (--context): revision -> [(ns, file)]; such a revision
     # keeps its name (renaming it would leave that file's reference dangling)
     outside_refs: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    # what each container format gathers across the inputs, by the format's name (`convert.hints`;
+    # `formats.registry.facts()` gives the run's): the index passes every document to them, never reads them
+    facts: dict[str, Facts] = field(default_factory=dict)
 
     def add_document(
         self,
@@ -96,36 +88,17 @@ class Index:
             if isinstance(vm, dict):
                 self._add_vm(vm, namespace_of(vm) or ns, outside=outside, file=name)
         elif kind == "ControllerRevision" and payloads.is_ours(doc):
-            name = str(_get(doc, ("metadata", "name")) or "")
-            self.revisions.setdefault(name, []).append(ns)
+            rev = str(_get(doc, ("metadata", "name")) or "")
+            self.revisions.setdefault(rev, []).append(ns)
             if rename:
                 new, decoded = revisions.planned_name(doc)
                 if keep:
                     self.decoded[id(doc.get("data"))] = (doc.get("data"), decoded)
-                if new and new != name:
+                if new and new != rev:
                     if not outside:  # a revision outside the run keeps its name in this run
-                        self.renames.setdefault(name, []).append((ns, new))
-                    self.claims.setdefault((ns, new), set()).add(name)
-        elif kind in ("Secret", "ConfigMap") and helmrelease.driver(doc):
-            ns, release, version, status = helmrelease.labels(doc)
-            if status in ("deployed", "") and version is not None:
-                rkey = (ns, release)
-                self.helm_deployed[rkey] = max(version, self.helm_deployed.get(rkey, version))
-        elif is_kustomization_kind(doc) or (kind is None and doc.get("apiVersion") is None):
-            base = own_file(doc, base)  # an item of a ResourceList: its file
-            if kind is not None or _is_kustomization(base):  # by its file name
-                self._add_kustomization(doc, base, name)
-                if where:  # the patches by absolute path too: a `../` path out of the input's root
-                    self._add_kustomization(doc, where, name)
-                if name and where:
-                    directory = where.replace("\\", "/").rsplit("/", 1)[0]
-                    self.kustomization_resources[name] = [
-                        "" if _remote(r) else _norm(directory + "/" + r)
-                        for r in _list(doc.get("resources")) + _list(doc.get("bases"))
-                        if isinstance(r, str)
-                    ]
-            return True
-        return False
+                        self.renames.setdefault(rev, []).append((ns, new))
+                    self.claims.setdefault((ns, new), set()).add(rev)
+        return any([f.add(doc, base=base, name=name, where=where) for f in self.facts.values()])
 
     def merge(self, later: Index) -> None:
         """Add what `later` indexed: the documents that follow this index's in input order (worker
@@ -140,46 +113,22 @@ class Index:
                 mine.setdefault(key, []).extend(entries)
         for pair, olds in later.claims.items():
             self.claims.setdefault(pair, set()).update(olds)
-        self.patch_files |= later.patch_files
-        self.target_patch_files |= later.target_patch_files
-        for patch, owners in later.untargeted_patch_files.items():
-            self.untargeted_patch_files.setdefault(patch, set()).update(owners)
-        self.kustomization_resources.update(later.kustomization_resources)
-        self.partial_kustomizations |= later.partial_kustomizations
-        self.remote_kustomizations |= later.remote_kustomizations
-        self.inputs += later.inputs
         self.vm_refs += later.vm_refs
         self.referencing |= later.referencing
         for rev, files in later.outside_refs.items():
             self.outside_refs.setdefault(rev, []).extend(files)
-        for rkey, version in later.helm_deployed.items():
-            self.helm_deployed[rkey] = max(version, self.helm_deployed.get(rkey, version))
+        for key, facts in later.facts.items():
+            if key in self.facts:
+                self.facts[key].merge(facts)
+            else:
+                self.facts[key] = facts
 
-    def latest_release(self, ns: str, release: str, version: int | None, status: str) -> bool:
-        """Is this Helm release record the latest deployed revision of its release among the inputs?"""
-        if status not in ("deployed", ""):
-            return False
-        return version is None or version >= self.helm_deployed.get((ns, release), version)
-
-    def resolve_partial(self) -> None:
-        """A kustomization is partial when one of its resources has no input at or under it (a
-        pre-commit run that staged only an overlay): its patch targets must keep matching the
-        resources both before and after they are upgraded."""
-        covered: set[str] = set()  # every input and every directory above one
-        for p in self.inputs:
-            p = _norm(p)
-            covered.add(p)
-            cut = p.find("/")
-            while cut >= 0:
-                covered.add(p[:cut])
-                cut = p.find("/", cut + 1)
-        for name, resources in self.kustomization_resources.items():
-            if "" in resources:
-                self.remote_kustomizations.add(name)
-            for r in resources:
-                if not r or r not in covered:
-                    self.partial_kustomizations.add(name)
-                    break
+    def said_of(self, file: str) -> FileHints:
+        """What the container formats say of the documents of `file` (`convert.hints`)."""
+        out = NONE
+        for facts in self.facts.values():
+            out = out | facts.hints(file)
+        return out
 
     def _add_vm(self, vm: dict[str, Any], ns: str, own: bool = False, outside: str = "", file: str = "") -> None:
         name = str(_get(vm, ("metadata", "name")) or "")
@@ -197,35 +146,6 @@ class Index:
                         self.vm_refs.append((ns, name, family, rev, ".".join(path)))
                     if outside:
                         self.outside_refs.setdefault(rev, []).append((ns, outside))
-
-    def _add_kustomization(self, doc: dict[str, Any], base: str, owner: str = "") -> None:
-        """The patch files of a Kustomization or a Component, relative to `base` (the kustomization's
-        own file name or path): kustomize reads each as a partial object, wherever it sits."""
-        prefix = base.replace("\\", "/").rsplit("/", 1)[0] + "/" if "/" in base.replace("\\", "/") else ""
-        absolute = prefix.startswith("/")
-        for entry in _list(doc.get("patchesStrategicMerge")):
-            if isinstance(entry, str) and "\n" not in entry:
-                self.patch_files.add(_norm(prefix + entry, absolute))
-                self.untargeted_patch_files.setdefault(_norm(prefix + entry, absolute), set()).add(owner)
-        for key in ("patches", "patchesJson6902"):
-            for entry in _list(doc.get(key)):
-                if isinstance(entry, dict) and isinstance(entry.get("path"), str):
-                    name = _norm(prefix + entry["path"], absolute)
-                    self.patch_files.add(name)
-                    targeted = isinstance(entry.get("target"), dict) and bool(entry["target"])
-                    if targeted:
-                        self.target_patch_files.add(name)
-                    else:
-                        self.untargeted_patch_files.setdefault(name, set()).add(owner)
-
-    def is_target_patch(self, name: str) -> bool:
-        """Is the file listed as a patch only with a `target` (its own group/version/kind ignored)?"""
-        return name in self.target_patch_files and name not in self.untargeted_patch_files
-
-    def pinned_patch(self, name: str) -> bool:
-        """Is the file a patch without `target` of a kustomization with a remote resource? kustomize matches
-        it by group/version/kind, and the resource it patches stays at its version: it must keep it too."""
-        return any(o in self.remote_kustomizations for o in self.untargeted_patch_files.get(name, ()))
 
     @staticmethod
     def _match(entries: list[tuple[str, Any]], ns: str) -> Any:
@@ -281,21 +201,6 @@ def kept_name(name: str, files: list[str]) -> Finding:
     )
 
 
-def _list(value: Any) -> list[Any]:
-    """A list field of a hand-written file: anything else (`patches: 5`) reads as empty here and is
-    judged by the kustomization's own checks."""
-    return value if isinstance(value, list) else []
-
-
-def _remote(resource: str) -> bool:
-    return "://" in resource or resource.startswith(("github.com/", "git@", "ssh:"))
-
-
-def _is_kustomization(name: str) -> bool:
-
-    return is_kustomization_file(name)
-
-
 PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
 
 
@@ -311,24 +216,3 @@ def own_file(doc: Any, name: str) -> str:
         return name
     path = next((str(annotations[k]) for k in PATH_ANNOTATIONS if annotations.get(k) not in (None, "")), "")
     return path or name
-
-
-def is_kustomization_kind(doc: dict[str, Any]) -> bool:
-    """A `Kustomization` or a `Component`: kustomize reads both's resources, patches and components alike."""
-    return (
-        doc.get("kind") in ("Kustomization", "Component")
-        and str(doc.get("apiVersion") or "").startswith("kustomize.config.k8s.io/")
-        or (doc.get("kind") == "Kustomization" and doc.get("apiVersion") is None)
-    )
-
-
-def _norm(path: str, absolute: bool = False) -> str:
-    parts: list[str] = []
-    for p in path.replace("\\", "/").split("/"):
-        if p in ("", "."):
-            continue
-        if p == ".." and parts and parts[-1] != "..":
-            parts.pop()
-        else:
-            parts.append(p)
-    return ("/" if absolute else "") + "/".join(parts)

@@ -1,26 +1,36 @@
-"""The contract of a container format (see `transform.formats.FORMATS`).
+"""The contract of a container format (see `transform.formats.registry.FORMATS`).
 
-A format owns one way the tool's users keep manifests that is not a plain YAML stream: it says which
-inputs are its own (`detect`), reads them and puts them back (`read`: the findings, the new text and the
-literal KubeVirt objects it met, byte for byte where nothing changed), places its own inline ignores
-(`ignores`), and names an input for a report (`label`). The engine (transform.pipeline) asks these
-questions of whatever format `detect` named and knows nothing else of it.
+A format owns one way the tool's users keep manifests that is not a plain YAML stream. The engine
+(transform.pipeline) asks every format the same questions and knows nothing else of any of them:
+
+- `detect`: is this input (its path and bytes) mine, to read as text, and in which role (`Held`)?
+  Then `read` upgrades it (the findings, the new text, byte for byte where nothing changed, and the
+  literal KubeVirt objects it met, for scan), `ignores` places its own inline ignores, `label` names it
+  in a report;
+- `kinds`: the rules for the objects of mine that sit in plain YAML streams (a Kustomization's patch
+  targets, a HelmRelease's inline values), added to convert's own table (`convert.kinds.KINDS`);
+- `facts`: what I gather across all the inputs in the index pass (kustomize: which files are patches),
+  said of each file as hints the rules read (`convert.hints`).
+
+Every question has a default answer: "not mine", "no rules", "no facts".
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
+    from transform.convert.hints import Facts
+    from transform.convert.visit import Rules
     from transform.kubevirt import apis
     from transform.model.findings import Finding
 
 
 @dataclass(frozen=True)
 class Held:
-    """An input a format holds: the format's name, the input's role in it (a chart's template or values
-    file) and where it belongs (the chart's directory; "" for none)."""
+    """An input a format reads as text: the format's name, the input's role in it (a chart's template or
+    values file) and where it belongs (the chart's directory; "" for none)."""
 
     format: str
     role: str
@@ -39,19 +49,28 @@ class Read:
     uses: list[tuple[int, str, str]] = field(default_factory=list)
 
 
-class Format(Protocol):
-    """One container format, as the engine asks it."""
+class Format:
+    """One container format, as the engine asks it (the defaults: nothing is mine)."""
 
-    name: str
+    name: ClassVar[str] = ""
+    kinds: ClassVar[Rules] = {}
 
     def detect(self, path: str, data: bytes) -> Held | None:
-        """Is this input (its path, "" for stdin, and its bytes) mine, and in which role?"""
+        """Is this input (its path, "" for stdin, and its bytes) mine to read as text, and in which role?"""
+        return None
 
     def read(self, text: str, targets: apis.Targets, held: Held) -> Read:
         """The input's text upgraded for `targets`: byte for byte where nothing changed."""
+        raise NotImplementedError(self.name)
 
     def ignores(self, text: str, findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:
         """The input's own inline ignores: (the findings kept, those suppressed)."""
+        return findings, []
 
     def label(self, held: Held) -> str:
         """What a report calls the input's objects (`chart web`)."""
+        return self.name
+
+    def facts(self) -> Facts | None:
+        """A new, empty gathering of my cross-file facts (None: I have none)."""
+        return None

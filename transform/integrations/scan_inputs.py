@@ -121,7 +121,7 @@ def iter_inputs(
     """Every input as an Item, read as `fix` reads them (bounded, regular files only), a tarball's members
     one by one; an input a container format holds with its role (`formats.detect`)."""
     # lazy: start-up: directory walking only when scan is given directories
-    from transform import formats
+    from transform.formats import registry
     from transform.pipeline import sources
 
     settings = settings or Settings()
@@ -153,7 +153,7 @@ def iter_inputs(
             except OSError as exc:
                 errors.append(error("input.unreadable", f"cannot read: {_reason(exc)}", file=entry.display))
                 continue
-            yield Item(entry.display, data, entry, None, formats.detect(entry.path, data))
+            yield Item(entry.display, data, entry, None, registry.detect(entry.path, data))
 
 
 def _members(path: str, errors: list[Finding], settings: Settings) -> Iterator[Item]:

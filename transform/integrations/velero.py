@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from transform.convert.index import Index
+from transform.formats import registry
 from transform.integrations.background import WriteBehind
 from transform.integrations.tarsplice import Format, Layout, Span, Splicer, span
 from transform.integrations.tarstream import (
@@ -88,7 +89,7 @@ class _Scan:
 
 def scan(path: str, settings: Settings, run: RunResult) -> _Scan:
     """Pass 1: refuse unsafe archives, index the candidate items, record where pass 2 must look."""
-    result = _Scan(Index())
+    result = _Scan(Index(facts=registry.facts()))
     refused: list[str] = []
     links: set[str] = set()
     indexed = Recent()

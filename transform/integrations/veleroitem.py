@@ -8,8 +8,9 @@ import tarfile
 from dataclasses import dataclass
 from typing import Any
 
-from transform.convert.helmrelease import NAME_PREFIX as HELM_RECORD
-from transform.convert.kustomize import is_kustomization_file
+from transform.convert.hints import NONE
+from transform.formats import whole_file
+from transform.formats.helm_release.record import NAME_PREFIX as HELM_RECORD
 from transform.kubevirt import apis
 from transform.model.findings import Finding, info, warning
 from transform.pipeline.batch import Item
@@ -70,11 +71,11 @@ class Upgrade:
 
 def upgrade_item(item: Item, plan: LazyPlan, done: Recent) -> Upgrade:
     """One item's result from the pipeline's plan (`upgrade.LazyPlan`: a member read as every command's
-    input, a `batch.Item`). The upgrade of an item depends on its path only if it is a kustomization or a
-    patch one lists (never so in a Velero backup, but checked), and on nothing else but its bytes: an
-    identical copy takes the result of the first, its findings re-addressed."""
+    input, a `batch.Item`). The upgrade of an item depends on its path only if a format says something of it
+    (a kustomization, a patch one lists: never so in a Velero backup, but checked), and on nothing else but its
+    bytes: an identical copy takes the result of the first, its findings re-addressed."""
     name, data, index = item.name, item.data, plan.index
-    path_free = not (is_kustomization_file(name) or name in index.patch_files or name in index.partial_kustomizations)
+    path_free = not (whole_file(name) or index.said_of(name) != NONE)
     if path_free and (hit := done.get(data)) is not None:
         findings = [f.at(file=name) if f.file == hit.name else f for f in hit.findings]
         return Upgrade(name, hit.new, findings, hit.upgraded, hit.renames)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from transform.convert.kustomize import is_kustomization_file
+from transform.formats import whole_file
 from transform.model.findings import Finding, error, warning
 from transform.model.limits import DEFAULT_MAX_DOCUMENT_BYTES, file_limit
 from transform.pipeline.sources import (
@@ -93,9 +93,9 @@ def read_sources(paths: list[str], settings: Settings, run: RunResult, found: li
             run.findings.append(error("input.refused", f"stdin: {exc}"))
             return []
         # lazy: start-up: the formats are asked only of candidates (a run with none never imports them)
-        from transform import formats
+        from transform.formats import registry
 
-        return [Item("<stdin>", data, None, None, formats.detect("", data))]
+        return [Item("<stdin>", data, None, None, registry.detect("", data))]
     items = read_inputs(_noted(discover(paths, settings.include, settings.exclude), found), run, limit)
     if not run.files_seen and not run.findings:
         run.findings.append(
@@ -142,14 +142,14 @@ def read_context(paths: tuple[str, ...], settings: Settings, named: Iterable[str
             data = read_file(entry.path, limit)
         except (InputError, OSError):
             continue
-        if not (textio.is_candidate(data) or is_kustomization_file(entry.display)):
+        if not (textio.is_candidate(data) or whole_file(entry.display)):
             continue
-        if not (is_kustomization_file(entry.display) or textio.holds_bytes(data, needles)):
+        if not (whole_file(entry.display) or textio.holds_bytes(data, needles)):
             continue
         # lazy: start-up: the formats are asked only of candidates (a run with none never imports them)
-        from transform import formats
+        from transform.formats import registry
 
-        item = Item(entry.display, data, entry, None, formats.detect(entry.path, data))
+        item = Item(entry.display, data, entry, None, registry.detect(entry.path, data))
         if reads_for_index(item, settings):  # not an input a format reads as text: no objects
             items.append(item)
     return items
@@ -182,16 +182,16 @@ def read_inputs(
         except OSError as exc:
             run.findings.append(error("input.unreadable", f"cannot read: {exc.strerror or exc}", file=entry.display))
             continue
-        if not textio.is_candidate(data) and not is_kustomization_file(entry.display):
+        if not textio.is_candidate(data) and not whole_file(entry.display):
             try:
                 textio.check_text(data)
             except textio.ReadError as exc:
                 run.findings.append(error("input.encoding", str(exc), file=entry.display))
             continue
         # lazy: start-up: the formats are asked only of candidates (a run with none never imports them)
-        from transform import formats
+        from transform.formats import registry
 
-        items.append(Item(entry.display, data, entry, None, formats.detect(entry.path, data), pin=pin))
+        items.append(Item(entry.display, data, entry, None, registry.detect(entry.path, data), pin=pin))
     return items
 
 
@@ -215,7 +215,7 @@ def reads_for_index(item: Item, settings: Settings) -> bool:
     format reads as text: no objects)."""
     if item.held is not None:
         return False
-    return is_kustomization_file(item.name) or textio.holds_bytes(item.data, index_needles(settings))
+    return whole_file(item.name) or textio.holds_bytes(item.data, index_needles(settings))
 
 
 def index_documents(
@@ -225,7 +225,7 @@ def index_documents(
     # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.pipeline.onefile import iter_documents
 
-    kustomization = is_kustomization_file(item.name)
+    kustomization = whole_file(item.name)
     if source is None and item.reading is not None:
         source, span = item.reading.source, item.reading.span
     if source is None:
@@ -262,12 +262,13 @@ def build_index(
     `context`: files read for the index only (`read_context`), indexed here, after the inputs."""
     # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.convert.index import Index
+    from transform.formats import registry
 
     wanted = [n for n, item in enumerate(items) if reads_for_index(item, settings)]
     if reader is not None:
         index = reader(wanted)
     else:
-        index = Index()
+        index = Index(facts=registry.facts())
         budget = KEEP_PARSED_BYTES if keep else 0
         for n in wanted:
             kept: Kept = {}
@@ -276,10 +277,9 @@ def build_index(
                 items[n].parsed = {**(items[n].parsed or {}), **kept_documents(kept)}
     for item in context:
         add_documents(index, item, index_documents(item, settings), settings, 0, {}, outside=True)
-    if index.kustomization_resources:
-        index.inputs = [os.path.abspath(i.name) for i in items if i.input]
-        index.resolve_partial()
-    _patch_names(index, items)
+    files = [(i.name, i.input.rel if i.input and i.input.root else i.name, i.input is not None) for i in items]
+    for facts in index.facts.values():
+        facts.settle(files)
     return index
 
 
@@ -295,7 +295,7 @@ def add_documents(
     """Index an input's documents, in order; put in `kept` those the upgrade reads too, while they fit
     in `budget` bytes of text. The budget left. `outside`: a --context file (its patches keyed by
     absolute path only: a path relative to another root could name an input by chance)."""
-    kustomization = is_kustomization_file(item.name)
+    kustomization = whole_file(item.name)
     base = item.input.rel if item.input and item.input.root else item.name
     where = os.path.abspath(item.name) if item.input and kustomization else ""
     if outside:
@@ -325,17 +325,3 @@ def kept_documents(kept: Kept) -> dict[tuple[int, int], Document]:
     from transform.yamltext.nodes import Document
 
     return {key: Document(None, value, None if dup else [], text) for key, (value, text, dup) in kept.items()}
-
-
-def _patch_names(index: Index, items: list[Item]) -> None:
-    """Kustomizations name patches relative to themselves: key them by display name too."""
-    if not index.patch_files:
-        return
-    for item in items:
-        rel = item.input.rel if item.input and item.input.root else item.name
-        for key in (rel.replace(os.sep, "/"), os.path.abspath(item.name).replace(os.sep, "/")):
-            for names in (index.patch_files, index.target_patch_files):
-                if key in names:
-                    names.add(item.name)
-            if key in index.untargeted_patch_files:
-                index.untargeted_patch_files.setdefault(item.name, set()).update(index.untargeted_patch_files[key])

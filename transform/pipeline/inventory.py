@@ -13,7 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from transform.convert import helmrelease, helmvalues, payloads
+from transform.convert import payloads
+from transform.formats.helm_release import record as helmrelease
+from transform.formats.helm_values import values as helmvalues
 from transform.kubevirt import apis, embedding, releases
 from transform.model.findings import Finding, Severity, error
 from transform.model.plain import as_map
@@ -183,9 +185,9 @@ def _format_file(scan: Scan, name: str, text: str, held: Held, inline_ignores: b
     """An input a container format reads as text: each literal KubeVirt apiVersion it holds, judged as an
     object's; its own inline ignores suppress what they name, as `check` places them."""
     # lazy: start-up: the formats only for a scan that meets an input one holds
-    from transform import formats
+    from transform.formats import registry
 
-    fmt = formats.format_of(held)
+    fmt = registry.format_of(held)
     targets = apis.Targets(scan.target, scan.target_cdi)
     done = fmt.read(text, targets, held)
     label = fmt.label(held)

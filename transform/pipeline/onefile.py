@@ -13,12 +13,12 @@ from dataclasses import replace
 from typing import Any
 
 from transform import formats
-from transform.convert import helmrelease
 from transform.convert.dispatch import upgrade_document
 from transform.convert.index import Index
-from transform.convert.kustomize import is_kustomization_file
+from transform.formats import registry
 from transform.formats.base import Held
 from transform.formats.helm_release import manifest as helmrecords
+from transform.formats.helm_release import record as helmrelease
 from transform.kubevirt import apis
 from transform.model import plain
 from transform.model.findings import Finding, error
@@ -196,7 +196,7 @@ def _upgrade_file(
 
 def format_file(name: str, source: textio.Source, settings: Settings, held: Held) -> Part:
     """An input a container format reads as text (`formats.base.Format.read`), its own inline ignores placed."""
-    fmt = formats.format_of(held)
+    fmt = registry.format_of(held)
     part = Part()
     done = fmt.read(source.text, apis.Targets(settings.target, settings.target_cdi), held)
     found = fmt.ignores(source.text, done.findings)[0] if settings.inline_ignores else done.findings
@@ -208,9 +208,9 @@ def format_file(name: str, source: textio.Source, settings: Settings, held: Held
 
 
 def has_documents(name: str, data: bytes) -> bool:
-    """Does the upgrade read this file's documents? Kustomizations are read whole (a patch target names
-    a group only); anything else only with a KubeVirt marker."""
-    return is_kustomization_file(name) or textio.is_candidate(data)
+    """Does the upgrade read this file's documents? A file a format reads whole by its name (`formats.whole_file`:
+    a kustomization's patch target names a group only); anything else only with a KubeVirt marker."""
+    return formats.whole_file(name) or textio.is_candidate(data)
 
 
 def upgrade_documents(
@@ -225,7 +225,10 @@ def upgrade_documents(
     """Upgrade the candidate documents of a file (of `span`, if given): plan, apply, verify each.
     `adjust(pd, upgraded)`: the value to write instead of each upgraded value (the KRM function's items)."""
     part = Part()
-    needles = ("",) if is_kustomization_file(name) else textio.NEEDLES_STR
+    if not index.facts:  # an index built without the formats (a caller's own): what they say by a name holds
+        index.facts.update(registry.facts())
+    rules = registry.rules()
+    needles = ("",) if formats.whole_file(name) else textio.NEEDLES_STR
     for pd in iter_documents(name, source, settings, part.findings, needles, parsed, span):
         if pd.doc is None:
             continue
@@ -237,7 +240,7 @@ def upgrade_documents(
                 pd.doc.value, kind, settings, index, lambda n, s: upgrade_documents(n, s, settings, Index())
             )
         else:
-            outcome = upgrade_document(pd.doc.value, settings=settings, index=index, file=name)
+            outcome = upgrade_document(pd.doc.value, settings=settings, index=index, file=name, rules=rules)
         part.findings.extend(locate(f) for f in outcome.findings)
         if adjust is not None:
             outcome.value = adjust(pd, outcome.value)

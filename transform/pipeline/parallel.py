@@ -22,7 +22,7 @@ from typing import Any
 
 from transform.convert import dispatch
 from transform.convert.index import Index
-from transform.convert.kustomize import is_kustomization_file
+from transform.formats import registry, whole_file
 from transform.model.settings import Settings
 from transform.pipeline import forkpool
 from transform.pipeline.batch import KEEP_PARSED_BYTES, Item, add_documents, index_documents, kept_documents
@@ -84,7 +84,7 @@ class Plan:
         their indexes are merged here in input order."""
         chosen = set(wanted)
         tasks = [t for t in ([s for s in task if s.item in chosen] for task in self.tasks) if t]
-        index = Index()
+        index = Index(facts=registry.facts())
         for share, (partial, kept) in _map(self, _index_task, tasks, meanwhile=self.preload):
             index.merge(partial)
             if kept:
@@ -113,7 +113,7 @@ def plan(items: list[Item], settings: Settings, jobs: int) -> Plan:
                 len(item.data) > target
                 and item.held is None
                 and has_documents(item.name, item.data)
-                and not is_kustomization_file(item.name)
+                and not whole_file(item.name)
             ):
                 try:
                     source = textio.decode(item.data)
@@ -280,7 +280,7 @@ def _index_task(shares: list[Share]) -> list[tuple[Index, bytes]]:
     for s in shares:
         item = p.items[s.item]
         source, span = p.span(s)
-        index, kept = Index(), dict[tuple[int, int], tuple[Any, str, bool]]()
+        index, kept = Index(facts=registry.facts()), dict[tuple[int, int], tuple[Any, str, bool]]()
         budget = KEEP_PARSED_BYTES * p.share_bytes(s) // max(1, total)
         add_documents(index, item, index_documents(item, p.settings, source, span), p.settings, budget, kept)
         decoded, index.decoded = list(index.decoded.values()), {}  # (ids are this process's)

@@ -109,7 +109,7 @@ def validate_items(items: list[Item], settings: Settings, run: RunResult, contex
                     )
                     if x
                 )
-                partial = item.name in index.patch_files
+                partial = index.said_of(item.name).partial
                 row = apis.find(str(obj.get("apiVersion")), str(obj.get("kind")))
                 family = {"family": row.family} if row is not None and apis.group_of(obj.get("apiVersion")) else {}
                 found = validate_object(obj, settings, partial)

@@ -9,9 +9,10 @@ import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from transform.convert import helmrelease
 from transform.convert.index import Index
 from transform.convert.outcome import Change, Outcome
+from transform.formats.helm_release import record as helmrelease
+from transform.formats.helm_release.deployed import latest_release
 from transform.model.findings import Finding, error, info
 from transform.model.settings import Settings
 from transform.yamltext import textio
@@ -36,7 +37,7 @@ def upgrade_record(value: dict[str, Any], kind: str, settings: Settings, index: 
     ns, release, version, status = helmrelease.labels(value)
     what = f"Helm release {ns + '/' if ns else ''}{release or '?'} v{version if version is not None else '?'}"
     if settings.helm_releases == "none" or (
-        settings.helm_releases == "latest" and not index.latest_release(ns, release, version, status)
+        settings.helm_releases == "latest" and not latest_release(index, ns, release, version, status)
     ):
         return out
     try:

@@ -71,7 +71,7 @@ def upgrade_kustomization(
     patch without target, matched by group/version/kind, keeps its version too.
     """
     # lazy: start-up: the parsing stack (pipeline reads is_kustomization_file from here)
-    from transform.convert import kustomize_inline as inline
+    from transform.formats.kustomize import inline
 
     targets = targets or apis.Targets(apis.LATEST_KUBEVIRT)
     new = copy.deepcopy(obj)
@@ -114,7 +114,7 @@ def upgrade_kustomization(
 def json6902_file(out: Outcome, ops: list[Any], targets: apis.Targets) -> None:
     """A JSON6902 patch file that a kustomization lists: its ops' whole-object values."""
     # lazy: start-up: the parsing stack (pipeline reads is_kustomization_file from here)
-    from transform.convert import kustomize_inline as inline
+    from transform.formats.kustomize import inline
 
     inline.upgrade_ops(out, ops, targets)
 
@@ -123,7 +123,7 @@ def pinned_patch(api: str, kind: str, targets: apis.Targets) -> list[Finding]:
     """A patch file without `target` of a kustomization with a remote resource: kept at its version (the
     resource it patches stays at its own), said when the rules would move it."""
     # lazy: start-up: the parsing stack (pipeline reads is_kustomization_file from here)
-    from transform.convert import kustomize_inline as inline
+    from transform.formats.kustomize import inline
 
     rule = inline.object_gvk(api, kind, targets, targeted=False)
     if rule is None or rule[:2] == (api, kind):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from transform.convert.index import Index
+from transform.formats.kustomize.facts import KustomizeFacts
 from transform.model.settings import Settings
 from transform.pipeline.onefile import upgrade_file
 
@@ -190,8 +191,9 @@ OPS_FILE = """\
 def test_a_json6902_patch_file_is_a_patch_not_an_error() -> None:
     """A kustomization's JSON6902 patch file is an op list, not "a list, not a Kubernetes object": only a
     value that is a whole KubeVirt object changes (its apiVersion line)."""
-    index = Index()
-    index.patch_files.add("ops.yaml")
+    facts = KustomizeFacts()
+    index = Index(facts={"kustomize": facts})
+    facts.patch_files.add("ops.yaml")
     r = upgrade_file("ops.yaml", OPS_FILE.encode(), Settings(), index)
     assert not r.failed, [str(f) for f in r.findings]
     assert r.new_text == OPS_FILE.replace("apiVersion: instancetype.kubevirt.io/v1alpha1", "apiVersion: " + NEW)

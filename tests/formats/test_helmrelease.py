@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from transform.convert import helmrelease
+from transform.formats.helm_release import record as helmrelease
 
 
 def go_json(obj: object) -> str:

@@ -1,0 +1,41 @@
+"""The container formats, in the order the engine asks them (`FORMATS`), the way `convert.STEPS` lists the
+version hops: a new format is one module or package beside these and its line here."""
+
+from __future__ import annotations
+
+from transform.convert.hints import Facts
+from transform.convert.kinds import KINDS
+from transform.convert.visit import Rules
+from transform.formats.base import Format, Held
+from transform.formats.helm_chart.format import FORMAT as HELM_CHART
+from transform.formats.helm_release.format import FORMAT as HELM_RELEASE
+from transform.formats.helm_values.format import FORMAT as HELM_VALUES
+from transform.formats.kustomize.format import FORMAT as KUSTOMIZE
+
+FORMATS: tuple[Format, ...] = (HELM_CHART, KUSTOMIZE, HELM_VALUES, HELM_RELEASE)
+
+
+def detect(path: str, data: bytes) -> Held | None:
+    """The format that reads this input as text (`path` "" for stdin), and its role in it; None: a YAML stream."""
+    for fmt in FORMATS:
+        held = fmt.detect(path, data)
+        if held is not None:
+            return held
+    return None
+
+
+def format_of(held: Held) -> Format:
+    return next(f for f in FORMATS if f.name == held.format)
+
+
+def rules() -> Rules:
+    """convert's per-kind rules and every format's (`Format.kinds`), the table `convert.dispatch` runs."""
+    table = dict(KINDS)
+    for fmt in FORMATS:
+        table.update(fmt.kinds)
+    return table
+
+
+def facts() -> dict[str, Facts]:
+    """A new, empty gathering of every format's cross-file facts, by name (`convert.index.Index.facts`)."""
+    return {fmt.name: f for fmt in FORMATS if (f := fmt.facts()) is not None}
