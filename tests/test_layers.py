@@ -182,10 +182,11 @@ def test_readme_design_names_where_to_add_things() -> None:
     readme = (ROOT / "README.md").read_text()
     assert "\n## Design\n" in readme
     section = readme.split("\n## Design\n", 1)[1].split("\n## ", 1)[0]
-    for what in ("a version hop", "a report format", "an input source", "an output"):
+    for what in ("a version hop", "a container format", "a report format", "an input source", "an output"):
         assert what in section, what
     places = {
         "STEPS": PACKAGE / "convert" / "__init__.py",
+        "FORMATS": PACKAGE / "formats" / "registry.py",
         "RENDERERS": PACKAGE / "report" / "formats.py",
         "read_sources": PACKAGE / "pipeline" / "batch.py",
         "Sink": PACKAGE / "pipeline" / "outputs.py",

@@ -225,7 +225,7 @@ def index_documents(
     # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.pipeline.onefile import iter_documents
 
-    kustomization = whole_file(item.name)
+    whole = whole_file(item.name)  # a format reads every document of it (a kustomization)
     if source is None and item.reading is not None:
         source, span = item.reading.source, item.reading.span
     if source is None:
@@ -233,12 +233,12 @@ def index_documents(
             source = textio.decode(item.data)
         except textio.ReadError:
             return
-    needles = ("",) if kustomization else index_needles(settings)
+    needles = ("",) if whole else index_needles(settings)
     known = dict(item.parsed) if item.parsed else None  # parsed by the caller (krm): not again
     for pd in iter_documents(item.name, source, settings, [], needles, known, span):
         if pd.doc is None:
             continue
-        upgraded = kustomization or textio.holds(pd.text, textio.NEEDLES_STR)
+        upgraded = whole or textio.holds(pd.text, textio.NEEDLES_STR)
         text = pd.text if upgraded else None
         yield IndexDoc((pd.chunk.start, pd.chunk.end), pd.doc.value, text, upgraded and bool(pd.doc.duplicates))
 
@@ -295,9 +295,9 @@ def add_documents(
     """Index an input's documents, in order; put in `kept` those the upgrade reads too, while they fit
     in `budget` bytes of text. The budget left. `outside`: a --context file (its patches keyed by
     absolute path only: a path relative to another root could name an input by chance)."""
-    kustomization = whole_file(item.name)
+    whole = whole_file(item.name)  # a format reads every document of it (a kustomization)
     base = item.input.rel if item.input and item.input.root else item.name
-    where = os.path.abspath(item.name) if item.input and kustomization else ""
+    where = os.path.abspath(item.name) if item.input and whole else ""
     if outside:
         base = os.path.abspath(item.name)
     context_file = item.name if outside else ""
