@@ -4,9 +4,9 @@ kustomize, ResourceLists or Velero is exactly the lines below, each with its rea
 docstrings may explain the domain; code may not branch on a format. A new mention fails here: put it in
 the format's package, behind `formats.base.Format`, or add it below with its reason.
 
-The lines marked REMAINING are engine branches issue 29 §1 asks to remove that are still there: a Helm
-release record's manifest is upgraded by the engine calling itself (onefile, inventory), the index
-needles of the kustomize and Helm release facts are typed in batch.
+The lines marked REMAINING are engine branches issue 29 §1 asks to remove that are still there: scan's
+inventory reads Helm release records and inline values itself, the index needles of the kustomize and Helm
+release facts are typed in batch.
 """
 
 from __future__ import annotations
@@ -53,14 +53,11 @@ ALLOWED: dict[str, list[str]] = {
         "return tuple(n for n in wanted if n != textio.HELM_NEEDLE)",
         'return ("Kustomization", "Component")',
     ],
-    # REMAINING: a Helm release record's manifest, upgraded by the engine calling itself (and scanned)
+    # the hint of a YAML error in a document that holds template markers
     "transform/pipeline/onefile.py": [
-        "from transform.formats.helm_release import manifest as helmrecords",
-        "from transform.formats.helm_release import record as helmrelease",
         'return " (this looks like a Helm or Jinja template: run the tool on rendered manifests)"',
-        "kind = helmrelease.driver(pd.doc.value) if textio.HELM_NEEDLE in pd.text else None",
-        "outcome = helmrecords.upgrade_record(",
     ],
+    # REMAINING: scan reads a Helm release record's manifest and inline values itself
     "transform/pipeline/inventory.py": [
         "from transform.formats.helm_release import record as helmrelease",
         "from transform.formats.helm_values import values as helmvalues",

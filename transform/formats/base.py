@@ -10,7 +10,9 @@ A format owns one way the tool's users keep manifests that is not a plain YAML s
 - `kinds`: the rules for the objects of mine that sit in plain YAML streams (a Kustomization's patch
   targets, a HelmRelease's inline values), added to convert's own table (`convert.kinds.KINDS`);
 - `facts`: what I gather across all the inputs in the index pass (kustomize: which files are patches),
-  said of each file as hints the rules read (`convert.hints`).
+  said of each file as hints the rules read (`convert.hints`);
+- `unpack`: does this document hold a YAML stream of its own (a Helm release record's manifest)? The
+  engine upgrades that stream as it upgrades a file's, and `repack` puts it back into the document.
 
 Every question has a default answer: "not mine", "no rules", "no facts".
 """
@@ -18,13 +20,16 @@ Every question has a default answer: "not mine", "no rules", "no facts".
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
     from transform.convert.hints import Facts
+    from transform.convert.index import Index
+    from transform.convert.outcome import Outcome
     from transform.convert.visit import Rules
     from transform.kubevirt import apis
     from transform.model.findings import Finding
+    from transform.model.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,26 @@ class Read:
     text: str
     upgraded: int = 0
     uses: list[tuple[int, str, str]] = field(default_factory=list)
+
+
+@dataclass
+class Packed:
+    """A YAML stream inside a document (`Format.unpack`): the format's name, what findings call the stream,
+    its text, the document's outcome so far, and what the format needs to put the stream back."""
+
+    format: str
+    name: str
+    text: str
+    outcome: Outcome
+    state: Any
+
+
+class Stream(Protocol):
+    """A stream's upgraded documents, as the engine gives them back (`pipeline.parts.Part`)."""
+
+    findings: list[Finding]
+    pieces: list[tuple[int, int, str]]  # (start, end, new text) per changed document
+    upgraded: int
 
 
 class Format:
@@ -74,3 +99,12 @@ class Format:
     def facts(self) -> Facts | None:
         """A new, empty gathering of my cross-file facts (None: I have none)."""
         return None
+
+    def unpack(self, text: str, value: Any, settings: Settings, index: Index) -> Outcome | Packed | None:
+        """A document (`text`, its parsed `value`) that is mine and holds a stream: the stream (`Packed`), or
+        the document's outcome as it stays (a record --helm-releases leaves); None: not mine."""
+        return None
+
+    def repack(self, packed: Packed, stream: Stream) -> Outcome:
+        """The document with its upgraded stream put back, byte for byte where nothing changed."""
+        raise NotImplementedError(self.name)

@@ -25,7 +25,7 @@ def detect(path: str, data: bytes) -> Held | None:
 
 
 def format_of(held: Held) -> Format:
-    return next(f for f in FORMATS if f.name == held.format)
+    return named(held.format)
 
 
 def rules() -> Rules:
@@ -34,6 +34,15 @@ def rules() -> Rules:
     for fmt in FORMATS:
         table.update(fmt.kinds)
     return table
+
+
+def unpackers() -> tuple[Format, ...]:
+    """The formats whose documents may hold a stream of their own (`Format.unpack`)."""
+    return tuple(f for f in FORMATS if type(f).unpack is not Format.unpack)
+
+
+def named(name: str) -> Format:
+    return next(f for f in FORMATS if f.name == name)
 
 
 def facts() -> dict[str, Facts]:

@@ -16,9 +16,7 @@ from transform import formats
 from transform.convert.dispatch import upgrade_document
 from transform.convert.index import Index
 from transform.formats import registry
-from transform.formats.base import Held
-from transform.formats.helm_release import manifest as helmrecords
-from transform.formats.helm_release import record as helmrelease
+from transform.formats.base import Held, Packed
 from transform.kubevirt import apis
 from transform.model import plain
 from transform.model.findings import Finding, error
@@ -227,18 +225,19 @@ def upgrade_documents(
     part = Part()
     if not index.facts:  # an index built without the formats (a caller's own): what they say by a name holds
         index.facts.update(registry.facts())
-    rules = registry.rules()
+    rules, unpackers = registry.rules(), registry.unpackers()
     needles = ("",) if formats.whole_file(name) else textio.NEEDLES_STR
     for pd in iter_documents(name, source, settings, part.findings, needles, parsed, span):
         if pd.doc is None:
             continue
         locate = locator(name, pd, pd.line0)
         part.findings += duplicate_keys(pd, settings, locate)
-        kind = helmrelease.driver(pd.doc.value) if textio.HELM_NEEDLE in pd.text else None
-        if kind is not None:  # a Helm release record: its manifest is a stream of its own
-            outcome = helmrecords.upgrade_record(
-                pd.doc.value, kind, settings, index, lambda n, s: upgrade_documents(n, s, settings, Index())
-            )
+        got = next((g for f in unpackers if (g := f.unpack(pd.text, pd.doc.value, settings, index)) is not None), None)
+        if isinstance(got, Packed):  # a stream of its own (a Helm release record's manifest): upgraded as a file's
+            stream = upgrade_documents(got.name, textio.Source(got.text, False, "\n"), settings, Index())
+            outcome = registry.named(got.format).repack(got, stream)
+        elif got is not None:  # the document as its format leaves it
+            outcome = got
         else:
             outcome = upgrade_document(pd.doc.value, settings=settings, index=index, file=name, rules=rules)
         part.findings.extend(locate(f) for f in outcome.findings)

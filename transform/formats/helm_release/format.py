@@ -1,12 +1,19 @@
-"""Helm release records as a container format (`formats.base.Format`): their cross-file fact, the latest
-deployed revision of each release (`deployed`). A record is an object of a plain YAML stream; its manifest
-is upgraded by `manifest.upgrade_record`."""
+"""Helm release records as a container format (`formats.base.Format`): a record's manifest is a stream of
+its own (`unpack`, `repack`: `manifest`), and the records' cross-file fact is the latest deployed revision
+of each release (`deployed`)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from transform.convert.hints import Facts
-from transform.formats.base import Format
+from transform.convert.index import Index
+from transform.convert.outcome import Outcome
+from transform.formats.base import Format, Packed, Stream
+from transform.formats.helm_release import manifest, record
 from transform.formats.helm_release.deployed import NAME, Deployed
+from transform.model.settings import Settings
+from transform.yamltext import textio
 
 
 class HelmRelease(Format):
@@ -14,6 +21,13 @@ class HelmRelease(Format):
 
     def facts(self) -> Facts:
         return Deployed()
+
+    def unpack(self, text: str, value: Any, settings: Settings, index: Index) -> Outcome | Packed | None:
+        kind = record.driver(value) if textio.HELM_NEEDLE in text else None
+        return manifest.unpack(value, kind, settings, index) if kind is not None else None
+
+    def repack(self, packed: Packed, stream: Stream) -> Outcome:
+        return manifest.repack(packed, stream)
 
 
 FORMAT = HelmRelease()

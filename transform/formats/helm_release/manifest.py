@@ -1,18 +1,19 @@
-"""A Helm release record in a document (an exported Secret or ConfigMap, a Velero item): the KubeVirt
-and CDI objects of its `manifest` upgraded by the same engine as files, the record re-encoded as Helm
-writes it (`convert.helmrelease`), only `data.release` changed. `--helm-releases` chooses which
-records: the latest deployed revision of each release (default), all, or none."""
+"""A Helm release record in a document (an exported Secret or ConfigMap, a Velero item): its `manifest`
+handed to the engine as a stream of its own (`unpack`), its KubeVirt and CDI objects upgraded as a file's
+are, the record re-encoded as Helm writes it (`repack`, `record`), only `data.release` changed.
+`--helm-releases` chooses which records: the latest deployed revision of each release (default), all,
+or none."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 from transform.convert.index import Index
 from transform.convert.outcome import Change, Outcome
+from transform.formats.base import Packed, Stream
 from transform.formats.helm_release import record as helmrelease
-from transform.formats.helm_release.deployed import latest_release
+from transform.formats.helm_release.deployed import NAME, latest_release
 from transform.model.findings import Finding, error, info
 from transform.model.settings import Settings
 from transform.yamltext import textio
@@ -20,19 +21,8 @@ from transform.yamltext import textio
 WHERE = ("data", "release")
 
 
-class Part(Protocol):
-    """The upgraded documents of a manifest, as the engine gives them (`pipeline.parts.Part`)."""
-
-    findings: list[Finding]
-    pieces: list[tuple[int, int, str]]  # (start, end, new text) per changed document
-    upgraded: int
-
-
-# upgrade a manifest's text: (its name, the text) -> the part of its documents that changed
-Upgrade = Callable[[str, textio.Source], Part]
-
-
-def upgrade_record(value: dict[str, Any], kind: str, settings: Settings, index: Index, upgrade: Upgrade) -> Outcome:
+def unpack(value: dict[str, Any], kind: str, settings: Settings, index: Index) -> Outcome | Packed:
+    """The record's manifest, to be upgraded as a stream (`Packed`), or the record's outcome as it stays."""
     out = Outcome(value)
     ns, release, version, status = helmrelease.labels(value)
     what = f"Helm release {ns + '/' if ns else ''}{release or '?'} v{version if version is not None else '?'}"
@@ -47,7 +37,13 @@ def upgrade_record(value: dict[str, Any], kind: str, settings: Settings, index: 
         return out
     if not any(n in record.manifest for n in textio.NEEDLES_STR):
         return out
-    part = upgrade(f"{what} manifest", textio.Source(record.manifest, False, "\n"))
+    return Packed(NAME, f"{what} manifest", record.manifest, out, (record, kind, what))
+
+
+def repack(packed: Packed, part: Stream) -> Outcome:
+    """The record with its upgraded manifest (`part`: what the engine made of the stream) re-encoded."""
+    out = packed.outcome
+    record, kind, what = packed.state
     out.findings += [_inside(f, what) for f in part.findings]
     if out.error or not part.pieces:
         return out
