@@ -5,8 +5,7 @@ docstrings may explain the domain; code may not branch on a format. A new mentio
 the format's package, behind `formats.base.Format`, or add it below with its reason.
 
 The lines marked REMAINING are engine branches issue 29 §1 asks to remove that are still there: scan's
-inventory reads Helm release records and inline values itself, the index needles of the kustomize and Helm
-release facts are typed in batch.
+inventory reads Helm release records and inline values itself.
 """
 
 from __future__ import annotations
@@ -44,14 +43,6 @@ ALLOWED: dict[str, list[str]] = {
     "transform/yamltext/textio.py": [
         'HELM_NEEDLE = "release.v1"',
         'NEEDLES_STR = ("ControllerRevision", "VirtualMachine", *apis.needles(), HELM_NEEDLE)',
-    ],
-    # REMAINING: the index needles of the formats' facts (kustomizations, Helm release records)
-    "transform/pipeline/batch.py": [
-        '"Kustomization",',
-        "textio.HELM_NEEDLE,",
-        "if any(textio.holds_bytes(i.data, (textio.HELM_NEEDLE,)) for i in items):",
-        "return tuple(n for n in wanted if n != textio.HELM_NEEDLE)",
-        'return ("Kustomization", "Component")',
     ],
     # the hint of a YAML error in a document that holds template markers
     "transform/pipeline/onefile.py": [

@@ -79,6 +79,10 @@ class Format:
 
     name: ClassVar[str] = ""
     kinds: ClassVar[Rules] = {}
+    # markers of the documents whose facts I gather (the index reads a file that holds one); `always`: a
+    # --context file holding one is read whatever the inputs hold (any input may be what it speaks of)
+    index_needles: ClassVar[tuple[str, ...]] = ()
+    always: ClassVar[bool] = False
 
     def detect(self, path: str, data: bytes) -> Held | None:
         """Is this input (its path, "" for stdin, and its bytes) mine to read as text, and in which role?"""

@@ -36,6 +36,12 @@ def rules() -> Rules:
     return table
 
 
+def index_needles(always: bool = False) -> tuple[str, ...]:
+    """The markers of the documents whose facts the formats gather (`always`: of those read from any
+    --context file)."""
+    return tuple(n for f in FORMATS if f.always or not always for n in f.index_needles)
+
+
 def unpackers() -> tuple[Format, ...]:
     """The formats whose documents may hold a stream of their own (`Format.unpack`)."""
     return tuple(f for f in FORMATS if type(f).unpack is not Format.unpack)

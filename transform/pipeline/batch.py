@@ -30,20 +30,17 @@ if TYPE_CHECKING:  # the engine imports PyYAML: only pay for it when a file need
     from transform.pipeline.parts import FileResult, Reading, Span
     from transform.yamltext.nodes import Document
 
-# What the index reads: VMs that reference revisions, kustomizations, and (for --rename) revisions.
-# Helm's release records (`release.v1`: their type and name) for which revision is the latest deployed.
-INDEX_NEEDLES = (
-    "revisionName",
-    "controllerRevisionRef",
-    "Kustomization",
-    "Component",
-    textio.HELM_NEEDLE,
-    "ControllerRevision",
-)
+# What the index reads: VMs that reference revisions, (for --rename) revisions, and the documents whose
+# facts a container format gathers (`Format.index_needles`).
+REFERENCE_NEEDLES = ("revisionName", "controllerRevisionRef")
+REVISION_NEEDLE = "ControllerRevision"
 
 
 def index_needles(settings: Settings) -> tuple[str, ...]:
-    return INDEX_NEEDLES if settings.rename else INDEX_NEEDLES[:5]
+    # lazy: start-up: the formats are asked only once a file is a candidate
+    from transform.formats import registry
+
+    return (*REFERENCE_NEEDLES, *registry.index_needles(), *((REVISION_NEEDLE,) if settings.rename else ()))
 
 
 @dataclass
@@ -112,15 +109,20 @@ def read_sources(paths: list[str], settings: Settings, run: RunResult, found: li
 
 
 def context_needles(items: list[Item], settings: Settings) -> tuple[str, ...]:
-    """The index needles worth reading in the context for these inputs: kustomizations always (any object
-    may be a patch); VM references (and with --rename revisions) only for an input with a revision (its
-    kind, whether it may be renamed); everything for an input with a Helm release record."""
-    wanted = index_needles(settings)
-    if any(textio.holds_bytes(i.data, (textio.HELM_NEEDLE,)) for i in items):
+    """The index needles worth reading in the context for these inputs: the facts a format gathers from any
+    file always (kustomizations: any object may be a patch); VM references (and with --rename revisions) only
+    for an input with a revision (its kind, whether it may be renamed); everything for an input that holds a
+    document whose facts a format gathers across files (a Helm release record: the latest deployed)."""
+    # lazy: start-up: the formats are asked only once a file is a candidate
+    from transform.formats import registry
+
+    wanted, always = index_needles(settings), registry.index_needles(always=True)
+    across = tuple(n for n in registry.index_needles() if n not in always)
+    if across and any(textio.holds_bytes(i.data, across) for i in items):
         return wanted
-    if any(textio.holds_bytes(i.data, ("ControllerRevision",)) for i in items):
-        return tuple(n for n in wanted if n != textio.HELM_NEEDLE)
-    return ("Kustomization", "Component")
+    if any(textio.holds_bytes(i.data, (REVISION_NEEDLE,)) for i in items):
+        return tuple(n for n in wanted if n not in across)
+    return always
 
 
 def read_context(paths: tuple[str, ...], settings: Settings, named: Iterable[str], inputs: list[Item]) -> list[Item]:

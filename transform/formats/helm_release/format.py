@@ -18,6 +18,7 @@ from transform.yamltext import textio
 
 class HelmRelease(Format):
     name = NAME
+    index_needles = (textio.HELM_NEEDLE,)  # `release.v1`: a record's type and name
 
     def facts(self) -> Facts:
         return Deployed()

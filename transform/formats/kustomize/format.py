@@ -41,6 +41,8 @@ def _pinned(v: Visit) -> None:
 
 class Kustomize(Format):
     name = "kustomize"
+    index_needles = ("Kustomization", "Component")
+    always = True
     kinds: ClassVar[Rules] = {
         "Kustomization": _kustomization,
         "Component": _kustomization,
