@@ -33,6 +33,7 @@ from typing import IO
 
 from transform.convert.index import Index
 from transform.formats import registry
+from transform.formats.velero import ITEM, is_item, path_notes
 from transform.integrations.background import WriteBehind
 from transform.integrations.tarsplice import Format, Layout, Span, Splicer, span
 from transform.integrations.tarstream import (
@@ -47,7 +48,7 @@ from transform.integrations.tarstream import (
     refusal,
     unsafe,
 )
-from transform.integrations.veleroitem import ITEM, Recent, Upgrade, is_item, path_notes, upgrade_item
+from transform.integrations.veleroitem import Recent, Upgrade, upgrade_item
 from transform.integrations.velerosink import MemberResult, TarballSink
 from transform.kubevirt.names import name_problem
 from transform.model.findings import Finding, error, info, warning
