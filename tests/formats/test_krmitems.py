@@ -176,3 +176,10 @@ def test_the_items_are_planned_by_the_pipeline(monkeypatch: pytest.MonkeyPatch) 
     (item,) = calls[0]
     assert item.reading is not None and item.reading.source.text == lay.spaced
     assert item.reading.span is not None and item.reading.span.chunks == lay.spans
+
+
+def test_the_formats_cheap_check_looks_for_the_directive_marker() -> None:
+    from transform.formats.krm import format as krm_format
+    from transform.yamltext import ignores
+
+    assert krm_format.MARKER == ignores.MARKER

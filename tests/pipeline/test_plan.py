@@ -93,10 +93,13 @@ def test_a_source_that_reads_its_documents_its_own_way_is_planned_by_upgrade_ite
 ) -> None:
     """`upgrade_items` serves an input whose source reads its documents its own way (`parts.Reading`,
     as the KRM function's items): only the chunks of its span, from its own text, each document parsed
-    once for the index and the upgrade, the upgraded value adjusted, the part finished by the source
-    (before, the KRM function drove the engine and the index itself)."""
+    once for the index and the upgrade, the upgraded value adjusted and the part put back by the format
+    the reading names (`Format.adjust`, `Format.reassemble`; before, the KRM function drove the engine and
+    the index itself, then handed it callbacks)."""
     from collections import Counter
 
+    from transform.formats import registry
+    from transform.formats.base import Format
     from transform.model.settings import Settings
     from transform.pipeline.batch import Item, RunResult
     from transform.pipeline.parts import Part, Reading, spans
@@ -116,15 +119,19 @@ def test_a_source_that_reads_its_documents_its_own_way_is_planned_by_upgrade_ite
     adjusted: list[int] = []
     finished: list[int] = []
 
-    def adjust(pd: Any, new: Any) -> Any:
-        adjusted.append(pd.index)
-        return new
+    class Listing(Format):
+        name = "listing"
 
-    def after(part: Part) -> Part:
-        finished.append(len(part.pieces))
-        return part
+        def adjust(self, state: Any, index: int, old: Any, new: Any) -> Any:
+            state.append(index)
+            return new
 
-    item = Item("list", text.encode(), reading=Reading(source, source, span, adjust, after))
+        def reassemble(self, state: Any, part: Part) -> Part:
+            finished.append(len(part.pieces))
+            return part
+
+    monkeypatch.setattr(registry, "FORMATS", (*registry.FORMATS, Listing()))
+    item = Item("list", text.encode(), reading=Reading(source, source, span, "listing", adjusted))
     plan = upgrade_items([item], Settings(rename=True), RunResult(), jobs=0)
     (r,) = plan.run.results
     assert adjusted == [1, 2] and finished == [2]

@@ -12,7 +12,10 @@ A format owns one way the tool's users keep manifests that is not a plain YAML s
 - `facts`: what I gather across all the inputs in the index pass (kustomize: which files are patches),
   said of each file as hints the rules read (`convert.hints`);
 - `unpack`: does this document hold a YAML stream of its own (a Helm release record's manifest)? The
-  engine upgrades that stream as it upgrades a file's, and `repack` puts it back into the document.
+  engine upgrades that stream as it upgrades a file's, and `repack` puts it back into the document;
+- `adjust` and `reassemble`: for an input whose documents a source cut out of it (the KRM function's
+  items: `pipeline.parts.Reading` names the format and carries its state), each upgraded document's
+  value to write, and the upgraded documents put back into the input.
 
 Every question has a default answer: "not mine", "no rules", "no facts".
 """
@@ -112,3 +115,11 @@ class Format:
     def repack(self, packed: Packed, stream: Stream) -> Outcome:
         """The document with its upgraded stream put back, byte for byte where nothing changed."""
         raise NotImplementedError(self.name)
+
+    def adjust(self, state: Any, index: int, old: Any, new: Any) -> Any:
+        """The value to write for a document (`index` in its input, `old` as read) upgraded to `new`."""
+        return new
+
+    def reassemble(self, state: Any, part: Any) -> Any:
+        """The input's upgraded documents (`pipeline.parts.Part`) put back into the input."""
+        return part

@@ -10,9 +10,10 @@ from transform.formats.base import Format, Held
 from transform.formats.helm_chart.format import FORMAT as HELM_CHART
 from transform.formats.helm_release.format import FORMAT as HELM_RELEASE
 from transform.formats.helm_values.format import FORMAT as HELM_VALUES
+from transform.formats.krm.format import FORMAT as KRM
 from transform.formats.kustomize.format import FORMAT as KUSTOMIZE
 
-FORMATS: tuple[Format, ...] = (HELM_CHART, KUSTOMIZE, HELM_VALUES, HELM_RELEASE)
+FORMATS: tuple[Format, ...] = (HELM_CHART, KUSTOMIZE, HELM_VALUES, HELM_RELEASE, KRM)
 
 
 def detect(path: str, data: bytes) -> Held | None:

@@ -68,25 +68,22 @@ def process(data: bytes, base: Settings | None = None) -> Outcome:
     return out if out is not None else _whole(source, data, base)
 
 
-# what only reading the list whole can tell (an item that does not parse, or holds NaN, alone)
-_UNREAD = ("input.yaml", "input.number", "input.too-large")
-
-
 def _by_items(source: textio.Source, data: bytes, base: Settings, lay: Layout) -> Outcome | None:
     """The ResourceList upgraded item by item (see `krmitems`), or None: read it whole. The pipeline
     plans it as one input whose documents are its items (`parts.Reading`: the list's text with each
     item's dash a space, `krmitems.Layout.spaced`, the items' span of it)."""
     # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
     from transform.formats.krm import items as krmitems
+    from transform.formats.krm.format import FORMAT, Items
     from transform.pipeline.batch import Item, RunResult
     from transform.pipeline.outputs import write_plan
-    from transform.pipeline.parts import MARKER, ParsedDoc, Part, Reading, Span
+    from transform.pipeline.parts import Reading, Span
     from transform.pipeline.upgrade import Plan, upgrade_items
     from transform.yamltext import nodes as yamlnodes
 
     top = krmitems.skeleton(lay)
     if top is None or not all(map(yamlnodes.well_formed, krmitems.others(lay))):
-        return None  # (the engine parses the candidates: `_UNREAD`)
+        return None  # (the engine parses the candidates: `formats.krm.format.UNREAD`)
     if not krmitems.proven(lay, source.text):
         return None  # the cut is not the parser's: read the list whole
     settings, found = options(top.value.get("functionConfig"), base)
@@ -94,36 +91,12 @@ def _by_items(source: textio.Source, data: bytes, base: Settings, lay: Layout) -
     plan = Plan([], RunResult())
     if not any(f.severity is Severity.ERROR for f in found):
         settings = replace(settings, max_document_bytes=max(settings.max_document_bytes, len(data)))
-        seen, moved, unread = sink.seen, sink.moved, []
-
-        def adjust(pd: ParsedDoc, new: Any) -> Any:
-            old = pd.doc.value if pd.doc is not None else None
-            where = krmlist.item_where(old)
-            seen[pd.index] = (where, where if new is old else krmlist.item_where(new))
-            if new is not old and krmlist.reserved(old) != krmlist.reserved(new):
-                moved.append(f"items[{pd.index}]")
-            elif new is not old and krmlist.has_ids(old) and reshaped(old, new):
-                return krmlist.without_ids(new)
-            return new
-
-        def after(part: Part) -> Part:
-            pieces = [(a, b, krmitems.restore(lay, body)) for a, b, body in part.pieces]
-            if any(f.code in _UNREAD for f in part.findings) or any(body is None for _, _, body in pieces):
-                unread.append(True)  # what only reading the list whole can tell
-            part.pieces = [(a, b, body) for a, b, body in pieces if body is not None]
-            krmitems.as_one_document(part)
-            if settings.inline_ignores and MARKER in lay.spaced:
-                # the items' own directives: each item is a document here (the list's text has one document)
-                from transform.yamltext import ignores  # lazy: only a list that holds a directive
-
-                part.findings, _suppressed = ignores.apply(lay.spaced, part.findings, NAME, lay.spans)
-            return part
-
+        state = Items(lay, NAME, settings.inline_ignores, sink.seen, sink.moved)  # (the sink reads them back)
         spaced = textio.Source(lay.spaced, source.bom, source.newline)
         span = Span(lay.spans, 0, len(lay.spans), 0, textio.count_lines(lay.spaced, 0, lay.seq[0]))
-        item = Item(NAME, data, reading=Reading(spaced, source, span, adjust, after, own_ignores=True))
+        item = Item(NAME, data, reading=Reading(spaced, source, span, FORMAT.name, state, own_ignores=True))
         plan = upgrade_items([item], settings, RunResult(), jobs=1)
-        if unread:
+        if state.unread:
             return None
         write_plan(plan, sink, note=False)
     try:

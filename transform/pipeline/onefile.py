@@ -8,7 +8,7 @@ errors. A file with any error is never rewritten; other files are unaffected.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -186,8 +186,8 @@ def _upgrade_file(
     if not has_documents(name, data):
         return result
     if reading is not None:
-        part = upgrade_documents(name, reading.source, settings, index, parsed, reading.span, reading.adjust)
-        part = reading.after(part) if reading.after is not None else part
+        part = upgrade_documents(name, reading.source, settings, index, parsed, reading.span, reading)
+        part = registry.named(reading.format).reassemble(reading.state, part) if reading.format else part
         return finish(result, [part], replace(settings, inline_ignores=False) if reading.own_ignores else settings)
     return finish(result, [upgrade_documents(name, result.source, settings, index, parsed)], settings)
 
@@ -218,11 +218,12 @@ def upgrade_documents(
     index: Index,
     parsed: dict[tuple[int, int], yamlnodes.Document] | None = None,
     span: Span | None = None,
-    adjust: Callable[[ParsedDoc, Any], Any] | None = None,
+    reading: Reading | None = None,
 ) -> Part:
     """Upgrade the candidate documents of a file (of `span`, if given): plan, apply, verify each.
-    `adjust(pd, upgraded)`: the value to write instead of each upgraded value (the KRM function's items)."""
+    `reading`: its format says the value to write for each upgraded one (`Format.adjust`: the KRM items)."""
     part = Part()
+    adjusting = registry.named(reading.format) if reading is not None and reading.format else None
     if not index.facts:  # an index built without the formats (a caller's own): what they say by a name holds
         index.facts.update(registry.facts())
     rules, unpackers = registry.rules(), registry.unpackers()
@@ -241,8 +242,8 @@ def upgrade_documents(
         else:
             outcome = upgrade_document(pd.doc.value, settings=settings, index=index, file=name, rules=rules)
         part.findings.extend(locate(f) for f in outcome.findings)
-        if adjust is not None:
-            outcome.value = adjust(pd, outcome.value)
+        if adjusting is not None and reading is not None:
+            outcome.value = adjusting.adjust(reading.state, pd.index, pd.doc.value, outcome.value)
         if outcome.error or not outcome.changes:
             continue
         try:

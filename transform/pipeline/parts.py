@@ -3,7 +3,6 @@ worker processes upgraded (`parallel`), joined in order into exactly what one pr
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -146,15 +145,15 @@ def finish(result: FileResult, parts: list[Part], settings: Settings) -> FileRes
 class Reading:
     """How a source has its input's documents read when not as a file's (the KRM function's items:
     `integrations/krm`): from `source` (a text with the input's offsets), only the chunks of `span`;
-    `adjust(pd, upgraded)` gives the value to write instead of each upgraded one; `after(part)` turns
-    the upgraded documents into the input's part; `own_ignores`: `after` applied the inline ignores
-    (`finish` does not read the text for them again); `whole`: the input's own text, decoded already.
-    The index and the upgrade both read it, so each document is parsed once and the input is never a
-    node tree whole."""
+    `format`: the container format that puts them back (`formats.base.Format.adjust` for each upgraded
+    document, `reassemble` for the part), with its `state`; `own_ignores`: the format placed the inline
+    ignores (`finish` does not read the text for them again); `whole`: the input's own text, decoded
+    already. The index and the upgrade both read it, so each document is parsed once and the input is
+    never a node tree whole."""
 
     source: textio.Source
     whole: textio.Source | None = None
     span: Span | None = None
-    adjust: Callable[[ParsedDoc, Any], Any] | None = None
-    after: Callable[[Part], Part] | None = None
+    format: str = ""
+    state: Any = None
     own_ignores: bool = False
