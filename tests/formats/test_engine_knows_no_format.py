@@ -3,9 +3,6 @@
 kustomize, ResourceLists or Velero is exactly the lines below, each with its reason. Comments and
 docstrings may explain the domain; code may not branch on a format. A new mention fails here: put it in
 the format's package, behind `formats.base.Format`, or add it below with its reason.
-
-The lines marked REMAINING are engine branches issue 29 §1 asks to remove that are still there: scan's
-inventory reads Helm release records and inline values itself.
 """
 
 from __future__ import annotations
@@ -47,20 +44,6 @@ ALLOWED: dict[str, list[str]] = {
     # the hint of a YAML error in a document that holds template markers
     "transform/pipeline/onefile.py": [
         'return " (this looks like a Helm or Jinja template: run the tool on rendered manifests)"',
-    ],
-    # REMAINING: scan reads a Helm release record's manifest and inline values itself
-    "transform/pipeline/inventory.py": [
-        "from transform.formats.helm_release import record as helmrelease",
-        "from transform.formats.helm_values import values as helmvalues",
-        "if textio.HELM_NEEDLE in pd.text and (driver := helmrelease.driver(pd.doc.value)):",
-        "ns, release, version, status = helmrelease.labels(value)",
-        "label = f\"Helm release {ns + '/' if ns else ''}{release} v{version if version is not None else '?'}\"",
-        'record = helmrelease.decode(driver, value["data"]["release"], settings.max_document_bytes)',
-        "except helmrelease.ReleaseError as exc:",
-        'scan.errors.append(error("helm.bad-release", f"{label}: {exc}", file=name, line=line, doc=doc))',
-        'how = "helm upgrade fails" if deployed else "helm rollback to it fails"',
-        'elif kind in ("HelmRelease", "Application"):  # Flux\'s and Argo CD\'s inline Helm values, as fix reads them',
-        "for rel, api_version, kind in helmvalues.values_objects(obj):",
     ],
     # report formats: a KRM result's field path is written as kustomize writes one; the peer tools' files
     "transform/report/formats.py": [

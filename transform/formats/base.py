@@ -15,7 +15,10 @@ A format owns one way the tool's users keep manifests that is not a plain YAML s
   engine upgrades that stream as it upgrades a file's, and `repack` puts it back into the document;
 - `adjust` and `reassemble`: for an input whose documents a source cut out of it (the KRM function's
   items: `pipeline.parts.Reading` names the format and carries its state), each upgraded document's
-  value to write, and the upgraded documents put back into the input.
+  value to write, and the upgraded documents put back into the input;
+- for scan, which changes nothing: `survey` (the stream a document holds, every record whatever
+  --helm-releases says, with what breaks when one of its objects does) and `literals` (the literal
+  KubeVirt objects inside an object of mine, judged as a values file's).
 
 Every question has a default answer: "not mine", "no rules", "no facts".
 """
@@ -67,6 +70,17 @@ class Packed:
     text: str
     outcome: Outcome
     state: Any
+
+
+@dataclass
+class Surveyed:
+    """A stream inside a document, as scan reads it: what reports call it, its text, where it is in the
+    document, and what breaks when one of its objects does."""
+
+    label: str
+    text: str
+    path: tuple[Any, ...]
+    breaks: str
 
 
 class Stream(Protocol):
@@ -123,3 +137,13 @@ class Format:
     def reassemble(self, state: Any, part: Any) -> Any:
         """The input's upgraded documents (`pipeline.parts.Part`) put back into the input."""
         return part
+
+    def survey(self, text: str, value: Any, limit: int) -> Surveyed | Finding | None:
+        """A document of mine that holds a stream, for scan (`limit`: its largest size decoded): the stream,
+        or the error that keeps it unread; None: not mine."""
+        return None
+
+    def literals(self, obj: dict[str, Any]) -> tuple[str, list[tuple[tuple[Any, ...], str, str]]] | None:
+        """What scan calls the literal KubeVirt objects inside `obj`, and (path, apiVersion, kind) of each;
+        None: `obj` is not mine."""
+        return None

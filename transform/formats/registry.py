@@ -43,9 +43,10 @@ def index_needles(always: bool = False) -> tuple[str, ...]:
     return tuple(n for f in FORMATS if f.always or not always for n in f.index_needles)
 
 
-def unpackers() -> tuple[Format, ...]:
-    """The formats whose documents may hold a stream of their own (`Format.unpack`)."""
-    return tuple(f for f in FORMATS if type(f).unpack is not Format.unpack)
+def answering(question: str) -> tuple[Format, ...]:
+    """The formats that answer `question` (a method of `Format` they override: "unpack", "survey",
+    "literals"), so that the engine asks only them of every document."""
+    return tuple(f for f in FORMATS if getattr(type(f), question) is not getattr(Format, question))
 
 
 def named(name: str) -> Format:

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from transform.convert import payloads
-from transform.formats.helm_release import record as helmrelease
-from transform.formats.helm_values import values as helmvalues
+from transform.formats import registry
+from transform.formats.base import Surveyed
 from transform.kubevirt import apis, embedding, releases
 from transform.model.findings import Finding, Severity, error
 from transform.model.plain import as_map
@@ -72,6 +72,7 @@ def scan_items(
     settings = settings or Settings(target=target)
     scan = Scan(target=target, target_cdi=settings.target_cdi)
     marked: dict[str, str] = {}  # the texts of files with inline ignores
+    surveyors, limit = registry.answering("survey"), settings.max_document_bytes
     for item in items:
         name, data = item.name, item.data
         scan.files_seen += 1
@@ -102,8 +103,12 @@ def scan_items(
                 line, _col = locate(root, path)
                 return line0 + (line or 1)
 
-            if textio.HELM_NEEDLE in pd.text and (driver := helmrelease.driver(pd.doc.value)):
-                _release(scan, name, pd.index, driver, pd.doc.value, where(("data", "release")), settings)
+            got = next((g for f in surveyors if (g := f.survey(pd.text, pd.doc.value, limit)) is not None), None)
+            if isinstance(got, Surveyed):  # a stream of its own (a Helm release record's manifest)
+                _stream(scan, name, pd.index, got, where(got.path), settings)
+                continue
+            if got is not None:  # a stream that cannot be read
+                scan.errors.append(got.at(file=name, line=where(got.path), doc=pd.index, path=()))
                 continue
             for path, obj in embedding.walk(pd.doc.value):
                 _visit(scan, obj, path, name, pd.index, where)
@@ -136,22 +141,15 @@ def _judge_text(
     return use
 
 
-def _release(scan: Scan, name: str, doc: int, driver: str, value: Any, line: int, settings: Settings) -> None:
-    """A Helm release record: every KubeVirt object of its manifest, judged as an object's; what would
-    break makes `helm upgrade` fail after a restore (the deployed revision) or `helm rollback` (others)."""
+def _stream(scan: Scan, name: str, doc: int, got: Surveyed, line: int, settings: Settings) -> None:
+    """A stream inside a document (a Helm release record's manifest, `Format.survey`): every KubeVirt object
+    of it, judged as an object's; what would break is said at the document, with its consequence."""
     # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.pipeline.onefile import iter_documents
 
-    ns, release, version, status = helmrelease.labels(value)
-    label = f"Helm release {ns + '/' if ns else ''}{release} v{version if version is not None else '?'}"
-    try:
-        record = helmrelease.decode(driver, value["data"]["release"], settings.max_document_bytes)
-    except helmrelease.ReleaseError as exc:
-        scan.errors.append(error("helm.bad-release", f"{label}: {exc}", file=name, line=line, doc=doc))
-        return
+    label = got.label
     targets = apis.Targets(scan.target, scan.target_cdi)
-    deployed = status in ("deployed", "")
-    source = textio.Source(record.manifest, False, "\n")
+    source = textio.Source(got.text, False, "\n")
     for pd in iter_documents(label, source, settings, []):
         if pd.doc is None:
             continue
@@ -160,7 +158,6 @@ def _release(scan: Scan, name: str, doc: int, driver: str, value: Any, line: int
             obj_name = f"{obj.get('kind')}/{meta.get('name') or ''}"
 
             def breaking(found: Iterable[Finding], obj_name: str = obj_name) -> None:
-                how = "helm upgrade fails" if deployed else "helm rollback to it fails"
                 scan.breaking.extend(
                     f.at(
                         file=name,
@@ -168,8 +165,7 @@ def _release(scan: Scan, name: str, doc: int, driver: str, value: Any, line: int
                         doc=doc,
                         object=label,
                         path=(),
-                        message=f"{obj_name} in its manifest: "
-                        f"{f.message} ({how} after a restore; run fix or backup on the record)",
+                        message=f"{obj_name} in its manifest: {f.message} ({got.breaks})",
                     )
                     for f in found
                 )
@@ -263,14 +259,18 @@ def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, whe
         scan.other.append(d)
         if group in ("kubevirt.io", "pool.kubevirt.io"):  # a VMI, VMIRS or pool: the bindings the target refuses
             breaking(_on_target(obj, scan.target))
-    elif kind in ("HelmRelease", "Application"):  # Flux's and Argo CD's inline Helm values, as fix reads them
-        _values(scan, obj, path, d, where, breaking)
+    else:  # the literal objects inside an object of a format (Flux's and Argo CD's inline Helm values)
+        for fmt in registry.answering("literals"):
+            if (got := fmt.literals(obj)) is not None:
+                _literals(scan, got, path, d, where, breaking)
+                break
 
 
-def _values(scan: Scan, obj: dict[str, Any], path: tuple[Any, ...], d: Doc, where: Any, breaking: Any) -> None:
-    """The KubeVirt objects of a HelmRelease's or Application's inline Helm values, judged as a values file's."""
+def _literals(scan: Scan, got: Any, path: tuple[Any, ...], d: Doc, where: Any, breaking: Any) -> None:
+    """The literal KubeVirt objects inside an object (`Format.literals`), judged as a values file's."""
+    label, found = got
     targets = apis.Targets(scan.target, scan.target_cdi)
-    for rel, api_version, kind in helmvalues.values_objects(obj):
+    for rel, api_version, kind in found:
         at = (d.file, d.doc, where(path + rel), d.name, d.namespace)
 
         def said(found: Iterable[Finding], rel: tuple[Any, ...] = rel) -> None:
@@ -278,7 +278,7 @@ def _values(scan: Scan, obj: dict[str, Any], path: tuple[Any, ...], d: Doc, wher
 
         use = _judge_text({"apiVersion": api_version, "kind": kind}, at, targets, said)
         if use is not None:
-            use.chart = f"{d.kind} {d.name} values"
+            use.chart = label
             scan.files.add(d.file)
             scan.apis.append(use)
 

@@ -226,7 +226,7 @@ def upgrade_documents(
     adjusting = registry.named(reading.format) if reading is not None and reading.format else None
     if not index.facts:  # an index built without the formats (a caller's own): what they say by a name holds
         index.facts.update(registry.facts())
-    rules, unpackers = registry.rules(), registry.unpackers()
+    rules, unpackers = registry.rules(), registry.answering("unpack")
     needles = ("",) if formats.whole_file(name) else textio.NEEDLES_STR
     for pd in iter_documents(name, source, settings, part.findings, needles, parsed, span):
         if pd.doc is None:

@@ -9,9 +9,10 @@ from typing import Any
 from transform.convert.hints import Facts
 from transform.convert.index import Index
 from transform.convert.outcome import Outcome
-from transform.formats.base import Format, Packed, Stream
+from transform.formats.base import Format, Packed, Stream, Surveyed
 from transform.formats.helm_release import manifest, record
 from transform.formats.helm_release.deployed import NAME, Deployed
+from transform.model.findings import Finding
 from transform.model.settings import Settings
 from transform.yamltext import textio
 
@@ -29,6 +30,10 @@ class HelmRelease(Format):
 
     def repack(self, packed: Packed, stream: Stream) -> Outcome:
         return manifest.repack(packed, stream)
+
+    def survey(self, text: str, value: Any, limit: int) -> Surveyed | Finding | None:
+        kind = record.driver(value) if textio.HELM_NEEDLE in text else None
+        return manifest.survey(value, kind, limit) if kind is not None else None
 
 
 FORMAT = HelmRelease()

@@ -11,7 +11,7 @@ from typing import Any
 
 from transform.convert.index import Index
 from transform.convert.outcome import Change, Outcome
-from transform.formats.base import Packed, Stream
+from transform.formats.base import Packed, Stream, Surveyed
 from transform.formats.helm_release import record as helmrelease
 from transform.formats.helm_release.deployed import NAME, latest_release
 from transform.model.findings import Finding, error, info
@@ -38,6 +38,19 @@ def unpack(value: dict[str, Any], kind: str, settings: Settings, index: Index) -
     if not any(n in record.manifest for n in textio.NEEDLES_STR):
         return out
     return Packed(NAME, f"{what} manifest", record.manifest, out, (record, kind, what))
+
+
+def survey(value: dict[str, Any], kind: str, limit: int) -> Surveyed | Finding:
+    """Any record's manifest, as scan reads it: what breaks makes `helm upgrade` fail after a restore (the
+    deployed revision) or `helm rollback` (others)."""
+    ns, release, version, status = helmrelease.labels(value)
+    label = f"Helm release {ns + '/' if ns else ''}{release} v{version if version is not None else '?'}"
+    try:
+        record = helmrelease.decode(kind, value["data"]["release"], limit)
+    except helmrelease.ReleaseError as exc:
+        return error("helm.bad-release", f"{label}: {exc}", WHERE)
+    how = "helm upgrade fails" if status in ("deployed", "") else "helm rollback to it fails"
+    return Surveyed(label, record.manifest, WHERE, f"{how} after a restore; run fix or backup on the record")
 
 
 def repack(packed: Packed, part: Stream) -> Outcome:

@@ -3,7 +3,7 @@ Application's values (`kinds`). Both are objects of plain YAML streams: nothing 
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from transform.convert.visit import Rules, Visit
 from transform.formats.base import Format
@@ -18,6 +18,13 @@ def _values(v: Visit) -> None:
 class HelmValues(Format):
     name = "helm-values"
     kinds: ClassVar[Rules] = {"HelmRelease": _values, "Application": _values}
+
+    def literals(self, obj: dict[str, Any]) -> tuple[str, list[tuple[tuple[Any, ...], str, str]]] | None:
+        if obj.get("kind") not in self.kinds:
+            return None
+        meta = obj.get("metadata")
+        name = meta.get("name") if isinstance(meta, dict) else None
+        return f"{obj.get('kind')} {name or ''} values", list(values.values_objects(obj))
 
 
 FORMAT = HelmValues()
