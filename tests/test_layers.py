@@ -188,7 +188,7 @@ def test_readme_design_names_where_to_add_things() -> None:
         "STEPS": PACKAGE / "convert" / "__init__.py",
         "FORMATS": PACKAGE / "formats" / "registry.py",
         "RENDERERS": PACKAGE / "report" / "formats.py",
-        "read_sources": PACKAGE / "pipeline" / "batch.py",
+        "read_sources": PACKAGE / "pipeline" / "inputs.py",
         "Sink": PACKAGE / "pipeline" / "outputs.py",
         "verdict": PACKAGE / "model" / "policy.py",
     }

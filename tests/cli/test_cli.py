@@ -200,7 +200,7 @@ def test_a_file_listed_as_a_patch_is_judged_as_a_patch(tmp_path: pathlib.Path) -
 
 def test_worker_processes_give_the_same_results_in_the_same_order(monkeypatch: pytest.MonkeyPatch) -> None:
     from transform.model.settings import Settings
-    from transform.pipeline import batch as run
+    from transform.pipeline import inputs as run
     from transform.pipeline import parallel, sources, upgrade
 
     monkeypatch.setattr(parallel, "SHARE_MIN_BYTES", 0)  # force the workers even for a small input

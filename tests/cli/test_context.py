@@ -154,7 +154,7 @@ def test_the_context_is_read_only_when_an_input_is_a_candidate(tree: Path, monke
         return real(paths, include, exclude)
 
     monkeypatch.setattr(sources, "discover", discover)
-    monkeypatch.setattr("transform.pipeline.batch.discover", discover)
+    monkeypatch.setattr("transform.pipeline.inputs.discover", discover)
     (tree / "app.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n")
     assert run("check", "--context", ".", "app.yaml")[0] == 0
     assert walked == [["app.yaml"]]
@@ -163,16 +163,16 @@ def test_the_context_is_read_only_when_an_input_is_a_candidate(tree: Path, monke
 
 
 def test_a_named_file_is_not_read_twice(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from transform.pipeline import batch
+    from transform.pipeline import inputs
 
     read: list[str] = []
-    real = batch.read_file
+    real = inputs.read_file
 
     def read_file(path: str, limit: int) -> bytes:
         read.append(os.path.realpath(path))
         return real(path, limit)
 
-    monkeypatch.setattr(batch, "read_file", read_file)
+    monkeypatch.setattr(inputs, "read_file", read_file)
     (tree / "link.yaml").symlink_to("z-vm.yaml")
     assert run("fix", "--rename", "--context", ".", "--context", str(tree), "a-cr.yaml", "link.yaml")[0] == 1
     assert str(tree / "a-cr.yaml") not in read and str(tree / "z-vm.yaml") not in read, read
@@ -221,7 +221,7 @@ def test_the_context_parses_only_what_the_inputs_need(tree: Path) -> None:
     """Kustomizations for any input (it may be a patch); VM references only for an input that holds a
     revision (its kind; whether --rename may rename it)."""
     from transform.model.settings import Settings
-    from transform.pipeline.batch import Item, read_context
+    from transform.pipeline.inputs import Item, read_context
 
     (tree / "kustomization.yaml").write_text("resources:\n- z-vm.yaml\n")
     (tree / "old-type.yaml").write_text(OLD_TYPE)

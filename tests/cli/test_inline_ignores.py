@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from transform.cli import main as main_module
-from transform.pipeline import parts
+from transform.pipeline import results
 from transform.yamltext import ignores
 
 PREF = """\
@@ -228,7 +228,7 @@ def test_a_directive_that_covers_nothing_is_a_warning(body: str) -> None:
 
 
 def test_the_cheap_check_looks_for_the_directive_marker() -> None:
-    assert parts.MARKER == ignores.MARKER
+    assert results.MARKER == ignores.MARKER
 
 
 def test_the_documented_example_means_what_docs_say() -> None:

@@ -32,7 +32,7 @@ ALLOWED = {
     "transform.model.settings",
     "transform.model.limits",
     "transform.pipeline",
-    "transform.pipeline.batch",
+    "transform.pipeline.inputs",
     "transform.pipeline.writes",
     "transform.pipeline.sources",
     "transform.report",

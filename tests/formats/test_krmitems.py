@@ -156,7 +156,7 @@ def test_blank_and_deeper_comment_lines_after_the_last_item_stay_with_it(
 
 def test_the_items_are_planned_by_the_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
     """A list read item by item is one input of the pipeline's `upgrade_items` (its documents the items,
-    `parts.Reading`), as a list read whole and every file are: no engine or index driven by the KRM
+    `results.Reading`), as a list read whole and every file are: no engine or index driven by the KRM
     function itself (issue 20 §4)."""
     from transform.pipeline import upgrade
 

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from transform.cli.main import cli
 from transform.pipeline import inventory as core
-from transform.pipeline.batch import Item
+from transform.pipeline.inputs import Item
 from transform.report import scan_tables as scan_report
 
 UID1 = "72c3a35b-6e18-487d-bebf-f73c7d4f4a40"

@@ -19,8 +19,8 @@ from transform.integrations.tarstream import open_stream
 from transform.integrations.velerosink import MemberResult, TarballSink
 from transform.model.settings import Settings
 from transform.pipeline import outputs
-from transform.pipeline.batch import Item, RunResult
-from transform.pipeline.parts import FileResult
+from transform.pipeline.inputs import Item, RunResult
+from transform.pipeline.results import FileResult
 from transform.pipeline.upgrade import Plan
 from transform.yamltext import textio
 

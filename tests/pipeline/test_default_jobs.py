@@ -8,11 +8,11 @@ import pathlib
 
 import pytest
 
-from transform.pipeline import batch, parallel
+from transform.pipeline import inputs, parallel
 
 
-def _items(*sizes: int) -> list[batch.Item]:
-    return [batch.Item(f"f{i}.yaml", b"x" * n) for i, n in enumerate(sizes)]
+def _items(*sizes: int) -> list[inputs.Item]:
+    return [inputs.Item(f"f{i}.yaml", b"x" * n) for i, n in enumerate(sizes)]
 
 
 class Machine:
@@ -33,7 +33,7 @@ def machine(monkeypatch: pytest.MonkeyPatch) -> type[Machine]:
 MB = 1024 * 1024
 
 
-def workers(items: list[batch.Item], jobs: int = 0) -> int:
+def workers(items: list[inputs.Item], jobs: int = 0) -> int:
     return parallel.decide(items, jobs)[0]
 
 

@@ -19,7 +19,7 @@ import sys
 import pytest
 
 from transform.model.settings import Settings
-from transform.pipeline import batch, forkpool, onefile, parallel, parts, upgrade
+from transform.pipeline import forkpool, inputs, onefile, parallel, results, upgrade
 from transform.yamltext import textio
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -56,8 +56,8 @@ def _text(errors: bool = True) -> str:
 _Row = tuple[str, str | None, int, list[tuple[str, str, str]], list[str]]
 
 
-def _results(items: list[batch.Item], settings: Settings, jobs: int) -> tuple[list[_Row], bool, str]:
-    run = batch.RunResult()
+def _results(items: list[inputs.Item], settings: Settings, jobs: int) -> tuple[list[_Row], bool, str]:
+    run = inputs.RunResult()
     upgrade.upgrade_items(items, settings, run, jobs=jobs)
     return (
         [(r.name, r.new_text, r.upgraded, r.renames, [repr(f) for f in r.findings]) for r in run.results],
@@ -85,10 +85,10 @@ def every_document_a_share(monkeypatch: pytest.MonkeyPatch) -> None:
 )
 @pytest.mark.usefixtures("every_document_a_share")
 def test_a_file_shared_among_workers_gives_the_same_results(settings: Settings) -> None:
-    def items() -> list[batch.Item]:
+    def items() -> list[inputs.Item]:
         return [
-            batch.Item("all.yaml", _text().encode()),
-            batch.Item("crlf.yaml", _text(False).replace("\n", "\r\n").encode()),
+            inputs.Item("all.yaml", _text().encode()),
+            inputs.Item("crlf.yaml", _text(False).replace("\n", "\r\n").encode()),
         ]
 
     serial, failed, note = _results(items(), settings, 1)
@@ -113,26 +113,26 @@ def test_two_processes_are_the_parent_and_one_worker_forked_per_pass(monkeypatch
             forks.append(pid)
         return pid
 
-    def task(shares: list[parallel.Share]) -> list[parts.FileResult | parts.Part]:
+    def task(shares: list[parallel.Share]) -> list[results.FileResult | results.Part]:
         done_here.append(os.getpid())  # in a worker: its own copy, never seen here
         return real_task(shares)
 
     monkeypatch.setattr(os, "fork", fork)
     monkeypatch.setattr(parallel, "_upgrade_task", task)
-    items = [batch.Item("all.yaml", _text().encode())]
+    items = [inputs.Item("all.yaml", _text().encode())]
     shared = _results(items, Settings(), 2)
     assert len(forks) == 2  # the index pass's worker, the upgrade pass's
     assert done_here and set(done_here) == {os.getpid()}
-    p = parallel.plan([batch.Item("all.yaml", _text().encode())], Settings(), 2)
+    p = parallel.plan([inputs.Item("all.yaml", _text().encode())], Settings(), 2)
     assert 0 < len(done_here) < len(p.tasks)  # the worker did the others
-    assert shared[:2] == _results([batch.Item("all.yaml", _text().encode())], Settings(), 1)[:2]
+    assert shared[:2] == _results([inputs.Item("all.yaml", _text().encode())], Settings(), 1)[:2]
 
 
 def test_any_cut_of_a_file_gives_the_same_result() -> None:
     """The merge in process, no worker: the file's documents in two parts, cut before each chunk."""
     settings = Settings(rename=True)
     data = _text().encode()
-    index = batch.build_index([batch.Item("all.yaml", data)], settings)
+    index = inputs.build_index([inputs.Item("all.yaml", data)], settings)
     whole = onefile.upgrade_file("all.yaml", data, settings, index)
     source = textio.decode(data)
     chunks = textio.split_documents(source.text)
@@ -140,10 +140,10 @@ def test_any_cut_of_a_file_gives_the_same_result() -> None:
     for cut in range(len(chunks) + 1):
         shares = [
             onefile.upgrade_documents("all.yaml", source, settings, index, span=span)
-            for span in parts.spans(source.text, chunks, [0, cut, len(chunks)])
+            for span in results.spans(source.text, chunks, [0, cut, len(chunks)])
         ]
         moved += bool(shares[0].lines_added and shares[1].after_edits)
-        got = parts.finish(parts.FileResult("all.yaml", source), shares, settings)
+        got = results.finish(results.FileResult("all.yaml", source), shares, settings)
         assert (got.new_text, got.findings, got.renames, got.upgraded) == (
             whole.new_text,
             whole.findings,
@@ -159,10 +159,10 @@ def test_many_files_and_a_split_one_keep_their_order(tmp_path: pathlib.Path) -> 
         (tmp_path / f"f{n:03}.yaml").write_text(doc)
     (tmp_path / "z-all.yaml").write_text(_text())
 
-    def items() -> list[batch.Item]:
+    def items() -> list[inputs.Item]:
         from transform.pipeline.sources import discover
 
-        return batch.read_inputs(discover([str(tmp_path)]), batch.RunResult())
+        return inputs.read_inputs(discover([str(tmp_path)]), inputs.RunResult())
 
     assert _results(items(), Settings(rename=True), 3)[:2] == _results(items(), Settings(rename=True), 1)[:2]
 
@@ -247,15 +247,15 @@ def test_indexes_merged_in_order_are_the_index_of_the_whole() -> None:
 
     settings = Settings(rename=True)
     data = _text().encode()
-    item = batch.Item("all.yaml", data)
-    whole = batch.build_index([item], settings)
+    item = inputs.Item("all.yaml", data)
+    whole = inputs.build_index([item], settings)
     source = textio.decode(data)
     chunks = textio.split_documents(source.text)
     for cut in range(0, len(chunks) + 1, 7):
         merged = Index(facts=registry.facts())  # the index as the engine builds it: with the formats' facts
-        for span in parts.spans(source.text, chunks, [0, cut, len(chunks)]):
+        for span in results.spans(source.text, chunks, [0, cut, len(chunks)]):
             partial = Index(facts=registry.facts())
-            batch.add_documents(partial, item, batch.index_documents(item, settings, source, span), settings, 0, {})
+            inputs.add_documents(partial, item, inputs.index_documents(item, settings, source, span), settings, 0, {})
             merged.merge(partial)
         assert merged == whole, cut
 
@@ -266,7 +266,7 @@ def test_indexes_merged_in_order_are_the_index_of_the_whole() -> None:
 WORKER_PROBE = """
 import functools, json, sys
 from transform.model.settings import Settings
-from transform.pipeline import batch, parallel, upgrade
+from transform.pipeline import inputs, parallel, upgrade
 
 def caches():
     return [v for name, m in list(sys.modules.items()) if name.startswith("transform") and m
@@ -286,11 +286,11 @@ def probed(shares):
     return out
 
 real, parallel._upgrade_task = parallel._upgrade_task, probed
-small = batch.Item("small.yaml", b"kind: ConfigMap\\ndata: {note: kubevirt.io}\\n")
-upgrade.upgrade_items([small], Settings(), batch.RunResult(), jobs=0)
+small = inputs.Item("small.yaml", b"kind: ConfigMap\\ndata: {note: kubevirt.io}\\n")
+upgrade.upgrade_items([small], Settings(), inputs.RunResult(), jobs=0)
 lean = "transform.validate.documents" not in sys.modules  # one process: nothing loaded ahead
-run = batch.RunResult()
-upgrade.upgrade_items([batch.Item("export.yaml", open(sys.argv[1], "rb").read())], Settings(), run, jobs=2)
+run = inputs.RunResult()
+upgrade.upgrade_items([inputs.Item("export.yaml", open(sys.argv[1], "rb").read())], Settings(), run, jobs=2)
 print(json.dumps([lean, run.jobs_note]))
 """
 
@@ -318,7 +318,7 @@ def test_tasks_shrink_toward_the_end_of_a_run(monkeypatch: pytest.MonkeyPatch) -
     worker is left with a large share when the other has none (guided self-scheduling)."""
     monkeypatch.setattr(parallel, "SHARE_MIN_BYTES", 1024)
     data = "".join(f"# copy {n}\n" + _text(False) + "---\n" for n in range(20)).encode()
-    p = parallel.plan([batch.Item("all.yaml", data)], Settings(), 2)
+    p = parallel.plan([inputs.Item("all.yaml", data)], Settings(), 2)
     sizes = [p.share_bytes(task[0]) for task in p.tasks]
     assert len(sizes) > 8 and sum(sizes) == len(textio.decode(data).text)
     assert max(sizes[-3:]) * 4 <= min(sizes[:3])

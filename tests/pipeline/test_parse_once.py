@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from transform.model.settings import Settings
-from transform.pipeline import batch, upgrade
+from transform.pipeline import inputs, upgrade
 from transform.pipeline.sources import discover
 from transform.yamltext import nodes
 
@@ -18,8 +18,8 @@ TREE = Path(__file__).resolve().parents[2] / "fixtures" / "trees" / "gitops" / "
 
 
 def _run(settings: Settings) -> list[tuple[str, str | None, list[str]]]:
-    run = batch.RunResult()
-    items = batch.read_inputs(discover([str(TREE)]), run)
+    run = inputs.RunResult()
+    items = inputs.read_inputs(discover([str(TREE)]), run)
     upgrade.upgrade_items(items, settings, run)
     return [(r.name, r.new_text, [repr(f) for f in r.findings]) for r in run.results]
 
@@ -46,5 +46,5 @@ def test_each_document_is_parsed_once(monkeypatch: pytest.MonkeyPatch, rename: b
 def test_reusing_the_index_parse_changes_nothing(monkeypatch: pytest.MonkeyPatch, rename: bool) -> None:
     settings = Settings(rename=rename)
     reused = _run(settings)
-    monkeypatch.setattr(batch, "KEEP_PARSED_BYTES", 0)
+    monkeypatch.setattr(inputs, "KEEP_PARSED_BYTES", 0)
     assert _run(settings) == reused

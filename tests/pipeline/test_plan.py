@@ -69,7 +69,7 @@ def test_a_change_is_data() -> None:
     that call the validator; the verify step judges it (before: `Change.check` was a lambda)."""
     import pickle
 
-    from transform.convert.dispatch import upgrade_document
+    from transform.convert.document import upgrade_document
     from transform.convert.index import Index
     from transform.model.settings import Settings
 
@@ -91,7 +91,7 @@ def test_a_change_is_data() -> None:
 def test_a_source_that_reads_its_documents_its_own_way_is_planned_by_upgrade_items(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """`upgrade_items` serves an input whose source reads its documents its own way (`parts.Reading`,
+    """`upgrade_items` serves an input whose source reads its documents its own way (`results.Reading`,
     as the KRM function's items): only the chunks of its span, from its own text, each document parsed
     once for the index and the upgrade, the upgraded value adjusted and the part put back by the format
     the reading names (`Format.adjust`, `Format.reassemble`; before, the KRM function drove the engine and
@@ -101,8 +101,8 @@ def test_a_source_that_reads_its_documents_its_own_way_is_planned_by_upgrade_ite
     from transform.formats import registry
     from transform.formats.base import Format
     from transform.model.settings import Settings
-    from transform.pipeline.batch import Item, RunResult
-    from transform.pipeline.parts import Part, Reading, spans
+    from transform.pipeline.inputs import Item, RunResult
+    from transform.pipeline.results import Part, Reading, spans
     from transform.pipeline.upgrade import upgrade_items
     from transform.yamltext import nodes, textio
 

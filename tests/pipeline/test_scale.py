@@ -20,7 +20,7 @@ import pytest
 from transform.cli import main as cli_main
 from transform.integrations import krm
 from transform.model.settings import Settings
-from transform.pipeline.batch import Item, build_index
+from transform.pipeline.inputs import Item, build_index
 from transform.pipeline.onefile import upgrade_file
 from transform.yamltext import nodes
 

@@ -65,7 +65,7 @@ def _run(paths: list[str], c: Settings) -> int:
     from transform.model.policy import run_policy
     from transform.pipeline import inventory as core
     from transform.pipeline import scan_links
-    from transform.pipeline.batch import Item
+    from transform.pipeline.inputs import Item
     from transform.report import formats
     from transform.report import scan_tables as scan_report
 

@@ -12,7 +12,7 @@ from transform.model.findings import Severity
 from transform.model.policy import run_policy
 from transform.model.settings import Settings
 from transform.pipeline import outputs, writes
-from transform.pipeline.batch import Item, RunResult, read_context, read_sources
+from transform.pipeline.inputs import Item, RunResult, read_context, read_sources
 from transform.pipeline.upgrade import Plan
 
 

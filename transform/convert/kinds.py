@@ -1,6 +1,6 @@
 """The per-object rules of convert, by kind (`KINDS`): a ControllerRevision of ours (its payload upgraded,
 renamed with --rename), a VirtualMachine (flavor matchers, references that follow a rename, its extras), a
-VirtualMachineSnapshotContent's VM, a VirtualMachinePool's extras. `dispatch` runs the group's rules first."""
+VirtualMachineSnapshotContent's VM, a VirtualMachinePool's extras. `document` runs the group's rules first."""
 
 from __future__ import annotations
 

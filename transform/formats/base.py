@@ -14,7 +14,7 @@ A format owns one way the tool's users keep manifests that is not a plain YAML s
 - `unpack`: does this document hold a YAML stream of its own (a Helm release record's manifest)? The
   engine upgrades that stream as it upgrades a file's, and `repack` puts it back into the document;
 - `adjust` and `reassemble`: for an input whose documents a source cut out of it (the KRM function's
-  items: `pipeline.parts.Reading` names the format and carries its state), each upgraded document's
+  items: `pipeline.results.Reading` names the format and carries its state), each upgraded document's
   value to write, and the upgraded documents put back into the input;
 - for scan, which changes nothing: `survey` (the stream a document holds, every record whatever
   --helm-releases says, with what breaks when one of its objects does) and `literals` (the literal
@@ -84,7 +84,7 @@ class Surveyed:
 
 
 class Stream(Protocol):
-    """A stream's upgraded documents, as the engine gives them back (`pipeline.parts.Part`)."""
+    """A stream's upgraded documents, as the engine gives them back (`pipeline.results.Part`)."""
 
     findings: list[Finding]
     pieces: list[tuple[int, int, str]]  # (start, end, new text) per changed document
@@ -135,7 +135,7 @@ class Format:
         return new
 
     def reassemble(self, state: Any, part: Any) -> Any:
-        """The input's upgraded documents (`pipeline.parts.Part`) put back into the input."""
+        """The input's upgraded documents (`pipeline.results.Part`) put back into the input."""
         return part
 
     def survey(self, text: str, value: Any, limit: int) -> Surveyed | Finding | None:

@@ -30,7 +30,7 @@ def format_of(held: Held) -> Format:
 
 
 def rules() -> Rules:
-    """convert's per-kind rules and every format's (`Format.kinds`), the table `convert.dispatch` runs."""
+    """convert's per-kind rules and every format's (`Format.kinds`), the table `convert.document` runs."""
     table = dict(KINDS)
     for fmt in FORMATS:
         table.update(fmt.kinds)

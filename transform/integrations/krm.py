@@ -28,8 +28,8 @@ from transform.yamltext import textio
 
 if TYPE_CHECKING:
     from transform.formats.krm.items import Layout
-    from transform.pipeline.batch import Item
-    from transform.pipeline.parts import FileResult
+    from transform.pipeline.inputs import Item
+    from transform.pipeline.results import FileResult
     from transform.pipeline.upgrade import Plan
 
 NAME = "<ResourceList>"
@@ -70,14 +70,14 @@ def process(data: bytes, base: Settings | None = None) -> Outcome:
 
 def _by_items(source: textio.Source, data: bytes, base: Settings, lay: Layout) -> Outcome | None:
     """The ResourceList upgraded item by item (see `krmitems`), or None: read it whole. The pipeline
-    plans it as one input whose documents are its items (`parts.Reading`: the list's text with each
+    plans it as one input whose documents are its items (`results.Reading`: the list's text with each
     item's dash a space, `krmitems.Layout.spaced`, the items' span of it)."""
     # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
     from transform.formats.krm import items as krmitems
     from transform.formats.krm.format import FORMAT, Items
-    from transform.pipeline.batch import Item, RunResult
+    from transform.pipeline.inputs import Item, RunResult
     from transform.pipeline.outputs import write_plan
-    from transform.pipeline.parts import Reading, Span
+    from transform.pipeline.results import Reading, Span
     from transform.pipeline.upgrade import Plan, upgrade_items
     from transform.yamltext import nodes as yamlnodes
 
@@ -238,7 +238,7 @@ def _whole(source: textio.Source, data: bytes, base: Settings) -> Outcome:
     (that parse is kept for the `results` edit) and once after `results` is written."""
     # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
     from transform.pipeline import onefile as engine
-    from transform.pipeline.batch import Item, RunResult
+    from transform.pipeline.inputs import Item, RunResult
     from transform.pipeline.outputs import write_plan
     from transform.pipeline.upgrade import Plan, upgrade_items
 

@@ -1,6 +1,6 @@
 """Inputs of `scan`: files and directories (transform.pipeline.sources) and Velero `.tar.gz` backups.
 
-Everything is yielded as a `pipeline.batch.Item` (display name, bytes, a chart file's role), the unit
+Everything is yielded as a `pipeline.inputs.Item` (display name, bytes, a chart file's role), the unit
 every command's engine takes, so the scan core never touches files. Tarball
 members are streamed by transform.integrations.tarstream, the reader `backup` uses (same checks,
 same limits; never extracted). Velero writes the preferred version of each resource twice
@@ -31,7 +31,7 @@ from transform.integrations.tarstream import (
 from transform.model.findings import Finding, error, warning
 from transform.model.limits import file_limit
 from transform.model.settings import Settings
-from transform.pipeline.batch import Item
+from transform.pipeline.inputs import Item
 
 TAR_SUFFIXES = (".tar.gz", ".tgz", ".tar")
 _READ_ERRORS = (tarfile.TarError, EOFError, zlib.error, OSError)

@@ -54,7 +54,7 @@ from transform.kubevirt.names import name_problem
 from transform.model.findings import Finding, error, info, warning
 from transform.model.settings import Settings
 from transform.pipeline import scan_links, writes
-from transform.pipeline.batch import Item, RunResult, index_documents, index_needles
+from transform.pipeline.inputs import Item, RunResult, index_documents, index_needles
 from transform.pipeline.onefile import FileResult
 from transform.pipeline.upgrade import LazyPlan
 from transform.yamltext import textio

@@ -10,7 +10,7 @@ from typing import Any
 from transform.convert.hints import NONE
 from transform.formats import whole_file
 from transform.model.findings import Finding
-from transform.pipeline.batch import Item
+from transform.pipeline.inputs import Item
 from transform.pipeline.upgrade import LazyPlan
 
 
@@ -45,7 +45,7 @@ class Upgrade:
 
 def upgrade_item(item: Item, plan: LazyPlan, done: Recent) -> Upgrade:
     """One item's result from the pipeline's plan (`upgrade.LazyPlan`: a member read as every command's
-    input, a `batch.Item`). The upgrade of an item depends on its path only if a format says something of it
+    input, a `inputs.Item`). The upgrade of an item depends on its path only if a format says something of it
     (a kustomization, a patch one lists: never so in a Velero backup, but checked), and on nothing else but its
     bytes: an identical copy takes the result of the first, its findings re-addressed."""
     name, data, index = item.name, item.data, plan.index

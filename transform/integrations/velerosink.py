@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from transform.integrations.tarsplice import Format, Span, Splicer, reencoded, replaced
-from transform.pipeline.parts import FileResult
+from transform.pipeline.results import FileResult
 
 if TYPE_CHECKING:
     from transform.integrations.background import WriteBehind
-    from transform.pipeline.batch import Item
+    from transform.pipeline.inputs import Item
     from transform.pipeline.upgrade import Plan
 
 

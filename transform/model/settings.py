@@ -31,7 +31,7 @@ class Settings:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     context: tuple[str, ...] = ()  # --context: files and directories read for the cross-file index only
-    jobs: int = 0  # 0: decided per run (pipeline.batch.default_jobs)
+    jobs: int = 0  # 0: decided per run (pipeline.parallel.decide)
     output_dir: str | None = None
     force: bool = False  # rewrite read-only files
     fmt: str = "text"

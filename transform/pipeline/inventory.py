@@ -1,6 +1,6 @@
 """Inventory of KubeVirt instancetype material and what a target release cannot read.
 
-`scan_items(items, target)` takes the inputs (`batch.Item`: files, tarball members, stdin) and returns
+`scan_items(items, target)` takes the inputs (`inputs.Item`: files, tarball members, stdin) and returns
 a `Scan`: objects per kind and version, ControllerRevisions per payload format and era, VMs and
 the revisions they reference, dangling references, orphan revisions, object-name label
 mismatches, and the findings that would break on the target. Only documents holding a KubeVirt
@@ -22,8 +22,8 @@ from transform.model.plain import as_map
 from transform.model.policy import Stage, verdict
 from transform.model.settings import CDI_DEFAULT_RELEASE, Settings
 from transform.pipeline.api_inventory import BREAKING, ApiUse, judge
-from transform.pipeline.batch import Item
-from transform.pipeline.parts import MARKER
+from transform.pipeline.inputs import Item
+from transform.pipeline.results import MARKER
 from transform.pipeline.scan_links import FLAVOR_VM_UNTIL, VM, Doc, Ref, Revision, analyse, revision, vm_refs
 from transform.yamltext import textio
 

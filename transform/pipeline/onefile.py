@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from transform import formats
-from transform.convert.dispatch import upgrade_document
+from transform.convert.document import upgrade_document
 from transform.convert.index import Index
 from transform.formats import registry
 from transform.formats.base import Held, Packed
@@ -23,7 +23,7 @@ from transform.model.findings import Finding, error
 from transform.model.policy import Judgement, Stage, verdict
 from transform.model.settings import Settings
 from transform.pipeline import aliases
-from transform.pipeline.parts import FileResult, ParsedDoc, Part, Reading, Span, finish
+from transform.pipeline.results import FileResult, ParsedDoc, Part, Reading, Span, finish
 from transform.pipeline.verify import verify
 from transform.yamltext import edits, emit, nodepath, textio
 from transform.yamltext import nodes as yamlnodes
@@ -150,7 +150,7 @@ def upgrade_file(
     makes the rest errors, and a file with an error keeps its text (it is never written).
     `parsed`: this file's documents the index pass already parsed (see `iter_documents`).
     `held`: the container format that holds it (`formats.detect`), which reads it as text.
-    `reading`: how its source has the documents read (`parts.Reading`), when not as a file's.
+    `reading`: how its source has the documents read (`results.Reading`), when not as a file's.
     `judged`: the judgements of its first upgrade (`FileResult.judged`), when it is planned again: its
     documents are not judged again. A file whose references follow a rename keeps its judgements (they
     are made so only for a file whose VMs the index saw reference a revision, when revisions are renamed)."""

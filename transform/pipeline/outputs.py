@@ -23,8 +23,8 @@ from transform.pipeline import writes
 
 if TYPE_CHECKING:
     from transform.model.settings import Settings
-    from transform.pipeline.batch import Item
-    from transform.pipeline.parts import FileResult
+    from transform.pipeline.inputs import Item
+    from transform.pipeline.results import FileResult
     from transform.pipeline.upgrade import Plan
 
 

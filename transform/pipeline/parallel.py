@@ -20,14 +20,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from transform.convert import dispatch
+from transform.convert import document
 from transform.convert.index import Index
 from transform.formats import registry, whole_file
 from transform.model.settings import Settings
 from transform.pipeline import forkpool
-from transform.pipeline.batch import KEEP_PARSED_BYTES, Item, add_documents, index_documents, kept_documents
+from transform.pipeline.inputs import KEEP_PARSED_BYTES, Item, add_documents, index_documents, kept_documents
 from transform.pipeline.onefile import has_documents, upgrade_documents, upgrade_file
-from transform.pipeline.parts import FileResult, Part, Span, finish, spans
+from transform.pipeline.results import FileResult, Part, Span, finish, spans
 from transform.yamltext import nodes, textio
 
 MB = 1024 * 1024
@@ -62,7 +62,7 @@ class Plan:
     splits: dict[int, tuple[textio.Source, list[textio.Chunk]]] = field(default_factory=dict)
     tasks: list[list[Share]] = field(default_factory=list)  # both passes' tasks (the index's: some left out)
     spans: dict[Share, Span] = field(default_factory=dict)  # a split file's shares
-    # the documents each share's index worker parsed that its upgrade worker reads too (`batch.Kept`,
+    # the documents each share's index worker parsed that its upgrade worker reads too (`inputs.Kept`,
     # pickled; each freed once its share is upgraded), within KEEP_PARSED_BYTES in all, shared by bytes
     kept: dict[Share, bytes] = field(default_factory=dict)
     index: Index | None = None
@@ -76,11 +76,11 @@ class Plan:
         if self.preloaded:
             return
         self.preloaded = True
-        dispatch.preload(self.settings)
+        document.preload(self.settings)
         nodes.compile_patterns(non_ascii=not all(i.data.isascii() for i in self.items))
 
     def index_pass(self, wanted: list[int]) -> Index:
-        """The index of the wanted items' documents (`batch.Reader`): each worker indexes its shares;
+        """The index of the wanted items' documents (`inputs.Reader`): each worker indexes its shares;
         their indexes are merged here in input order."""
         chosen = set(wanted)
         tasks = [t for t in ([s for s in task if s.item in chosen] for task in self.tasks) if t]
@@ -272,7 +272,7 @@ def _map(
 
 
 def _index_task(shares: list[Share]) -> list[tuple[Index, bytes]]:
-    """Each share's index, and the documents its upgrade reads too (pickled `batch.Kept`, with the
+    """Each share's index, and the documents its upgrade reads too (pickled `inputs.Kept`, with the
     payloads the index decoded in them: pickled together, each stays the very `data` of its document)."""
     assert _PLAN is not None
     p, out = _PLAN, []

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from transform.model.findings import warning
-from transform.pipeline.batch import Item, RunResult, build_index
+from transform.pipeline.inputs import Item, RunResult, build_index
 
 if TYPE_CHECKING:
     from transform.convert.index import Index
     from transform.model.settings import Settings
-    from transform.pipeline.parts import FileResult
+    from transform.pipeline.results import FileResult
 
 
 @dataclass
@@ -97,7 +97,7 @@ def upgrade_items(
 ) -> Plan:
     """Index, then upgrade every item; results in input order (`run.results`), renames settled. `jobs`:
     worker processes (0: the default, `parallel.decide`), used only where the work is large enough to
-    pay for them. `context`: files read for the index only (--context, `batch.read_context`)."""
+    pay for them. `context`: files read for the index only (--context, `inputs.read_context`)."""
     plan = None
     if jobs != 1 and items and not any(i.reading for i in items):  # (a source's own reading: one process)
         # lazy: start-up: multiprocessing and the worker machinery only for a run that may use them

@@ -6,16 +6,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from transform.convert import apiversion, payloads, wronggroup
-from transform.convert.dispatch import not_an_object
+from transform.convert.document import not_an_object
 from transform.kubevirt import apis, embedding
 from transform.model.findings import Finding, Severity, error, warning
 from transform.model.plain import as_map
 from transform.model.policy import Stage, verdict
 from transform.model.settings import Settings
 from transform.pipeline.api_inventory import judge as api_judge
-from transform.pipeline.batch import Item, RunResult, build_index
+from transform.pipeline.inputs import Item, RunResult, build_index
 from transform.pipeline.onefile import FileResult, duplicate_keys, iter_documents, locator
-from transform.pipeline.parts import suppress_inline
+from transform.pipeline.results import suppress_inline
 from transform.validate import target as judge
 from transform.yamltext import textio
 

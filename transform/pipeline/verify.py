@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from transform.convert.dispatch import Change
+from transform.convert.document import Change
 from transform.kubevirt import embedding
 from transform.model import plain
 from transform.model.findings import Finding, Severity, error
 from transform.model.policy import Judgement, Stage, dropped_field, verdict
 from transform.model.settings import Settings
-from transform.pipeline.parts import ParsedDoc
+from transform.pipeline.results import ParsedDoc
 from transform.yamltext import comments, edits, nodepath, readback, textio
 from transform.yamltext import nodes as yamlnodes
 from transform.yamltext.nodes import Node

@@ -1,7 +1,7 @@
 """The one judge: what is wrong with a document, for its own version and for the target release.
 
 `judge` returns a `model.policy.Judgement` (the document's own findings, its ControllerRevision payload's,
-the target's); every command calls it (fix, check, diff and the verify step through transform.convert.dispatch
+the target's); every command calls it (fix, check, diff and the verify step through transform.convert.document
 and transform.pipeline.verify, validate through transform.pipeline.validate_files, scan through
 transform.pipeline.inventory; backup and krm through the same engine) and chooses only the severity
 (`model.policy.verdict`). Its facts come from data: what a release serves and reads

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 class Part(Protocol):
-    """The upgraded items' findings, as the engine gives them (`pipeline.parts.Part`)."""
+    """The upgraded items' findings, as the engine gives them (`pipeline.results.Part`)."""
 
     findings: list[Finding]
     after_edits: list[int]  # findings located in the edited text

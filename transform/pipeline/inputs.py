@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # the engine imports PyYAML: only pay for it when a file need
     from transform.convert.index import Index
     from transform.formats.base import Held
     from transform.model.settings import Settings
-    from transform.pipeline.parts import FileResult, Reading, Span
+    from transform.pipeline.results import FileResult, Reading, Span
     from transform.yamltext.nodes import Document
 
 # What the index reads: VMs that reference revisions, (for --rename) revisions, and the documents whose
