@@ -54,6 +54,7 @@ class Index:
     # what each container format gathers across the inputs, by the format's name (`convert.hints`;
     # `formats.registry.facts()` gives the run's): the index passes every document to them, never reads them
     facts: dict[str, Facts] = field(default_factory=dict)
+    said: dict[str, FileHints] = field(default_factory=dict, repr=False, compare=False)  # `said_of`, by file
 
     def add_document(
         self,
@@ -98,6 +99,7 @@ class Index:
                     if not outside:  # a revision outside the run keeps its name in this run
                         self.renames.setdefault(rev, []).append((ns, new))
                     self.claims.setdefault((ns, new), set()).add(rev)
+        self.said.clear()
         return any([f.add(doc, base=base, name=name, where=where) for f in self.facts.values()])
 
     def merge(self, later: Index) -> None:
@@ -117,6 +119,7 @@ class Index:
         self.referencing |= later.referencing
         for rev, files in later.outside_refs.items():
             self.outside_refs.setdefault(rev, []).extend(files)
+        self.said.clear()
         for key, facts in later.facts.items():
             if key in self.facts:
                 self.facts[key].merge(facts)
@@ -124,10 +127,14 @@ class Index:
                 self.facts[key] = facts
 
     def said_of(self, file: str) -> FileHints:
-        """What the container formats say of the documents of `file` (`convert.hints`)."""
-        out = NONE
-        for facts in self.facts.values():
-            out = out | facts.hints(file)
+        """What the container formats say of the documents of `file` (`convert.hints`; asked once the index
+        is built, remembered by file)."""
+        out = self.said.get(file)
+        if out is None:
+            out = NONE
+            for facts in self.facts.values():
+                out = out | facts.hints(file)
+            self.said[file] = out
         return out
 
     def _add_vm(self, vm: dict[str, Any], ns: str, own: bool = False, outside: str = "", file: str = "") -> None:

@@ -282,6 +282,7 @@ def build_index(
     files = [(i.name, i.input.rel if i.input and i.input.root else i.name, i.input is not None) for i in items]
     for facts in index.facts.values():
         facts.settle(files)
+    index.said.clear()
     return index
 
 
