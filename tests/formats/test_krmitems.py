@@ -1,4 +1,4 @@
-"""A block-style ResourceList is read item by item (`transform/integrations/krmitems.py`): the same bytes,
+"""A block-style ResourceList is read item by item (`transform/formats/krm/items.py`): the same bytes,
 results and findings as reading it whole, and read whole wherever the cut is not proven."""
 
 from __future__ import annotations

@@ -3,9 +3,9 @@
 The engine upgrades the items in place as text edits: comments, quoting, key order and every
 annotation of the orchestrator (`internal.config.kubernetes.io/*`, legacy
 `config.kubernetes.io/path|index`) stay byte-for-byte. A block-style list is cut into its items
-(`krmitems`), each upgraded as one document of a stream, as `fix -` upgrades documents; any other
+(`formats.krm.items`), each upgraded as one document of a stream, as `fix -` upgrades documents; any other
 (JSON, flow style, aliases) is one document whose kind ends in "List", upgraded whole. This module
-only reads the options from `functionConfig` (`krmconfig`) and has the pipeline plan the list; its
+only reads the options from `functionConfig` (`formats.krm.config`) and has the pipeline plan the list; its
 output is a sink of the pipeline (`outputs.Sink`: `ItemsSink`, `WholeSink`) that checks that no
 orchestrator annotation moved, re-locates findings on the items' own files (their path/index
 annotations) and writes the top-level `results` key (replacing one that is there) with the same
@@ -52,7 +52,7 @@ class Outcome:
 
 
 def process(data: bytes, base: Settings | None = None) -> Outcome:
-    """Items are upgraded one at a time, as the documents of a stream (`krmitems`): each is parsed once
+    """Items are upgraded one at a time, as the documents of a stream (`formats.krm.items`): each is parsed once
     and the list never whole (tests/pipeline/test_scale.py). A list that cannot be cut into its items
     (JSON, flow style, aliases, an item that does not read alone) is read whole (`_whole`)."""
     # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
@@ -69,7 +69,7 @@ def process(data: bytes, base: Settings | None = None) -> Outcome:
 
 
 def _by_items(source: textio.Source, data: bytes, base: Settings, lay: Layout) -> Outcome | None:
-    """The ResourceList upgraded item by item (see `krmitems`), or None: read it whole. The pipeline
+    """The ResourceList upgraded item by item (see `formats.krm.items`), or None: read it whole. The pipeline
     plans it as one input whose documents are its items (`results.Reading`: the list's text with each
     item's dash a space, `krmitems.Layout.spaced`, the items' span of it)."""
     # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
@@ -145,7 +145,7 @@ class _ListSink:
 
 class ItemsSink(_ListSink):
     """A block-style list upgraded item by item: `results` written into its skeleton (the items one
-    `- ~` line), read back one entry at a time, the items spliced back in (`krmitems`)."""
+    `- ~` line), read back one entry at a time, the items spliced back in (`formats.krm.items`)."""
 
     def __init__(self, source: textio.Source, settings: Settings, found: list[Finding], lay: Layout, top: Any) -> None:
         super().__init__(source, settings, found)

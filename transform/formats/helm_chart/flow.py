@@ -1,4 +1,4 @@
-"""One-line YAML flow mappings and block keys in a Helm template, read as text (transform.convert.helmtemplate).
+"""One-line YAML flow mappings and block keys in a Helm template, read as text (transform.formats.helm_chart.template).
 
 `entries(text, start)` splits `{apiVersion: pool.kubevirt.io/v1alpha1, kind: VirtualMachinePool, name: "{{ .x }}"}`
 into its top-level `key: value` entries, with offsets: template actions (`{{ ... }}`) and quoted scalars

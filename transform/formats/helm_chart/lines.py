@@ -1,4 +1,4 @@
-"""The text of a Helm chart file read line by line (transform.convert.helmtemplate): what a line says, which
+"""The text of a Helm chart file read line by line (transform.formats.helm_chart.template): what a line says, which
 lines structure the text, a literal (untemplated) scalar value, and the warning for a templated apiVersion."""
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ transparent; `---` ends a document). On such lines:
 
 - the same in a flow mapping, on one line or over several (`scaleTargetRef: {apiVersion: ..., kind:
   VirtualMachinePool, name: x}`, `- {apiVersion: ..., kind: VirtualMachine, ...}` under `ownerReferences`: the
-  reference rule; a document that is one flow mapping: the object rule): transform.convert.helmflowmaps;
+  reference rule; a document that is one flow mapping: the object rule): transform.formats.helm_chart.flowmaps;
 - a templated apiVersion beside a KubeVirt kind (`{{ .Values.apiVersion }}`) is a warning: its value
   is decided elsewhere;
 - a ControllerRevision's payload is never touched (a warning): revisions are upgraded rendered.

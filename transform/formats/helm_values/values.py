@@ -4,7 +4,7 @@ Flux's `HelmRelease` (helm.toolkit.fluxcd.io; helm.fluxcd.io of Flux v1's helm-o
 values of its chart inline in `spec.values`, Argo CD's `Application` (argoproj.io) in
 `spec.source.helm.valuesObject` (and, with several sources, in
 `spec.sources[].helm.valuesObject`). Values are data handed to the chart, read as a chart's own
-`values*.yaml` is (transform.convert.helmtemplate, `values=True`): a mapping whose `apiVersion` is a
+`values*.yaml` is (transform.formats.helm_chart.template, `values=True`): a mapping whose `apiVersion` is a
 literal old version of a KubeVirt/CDI group and whose `kind` beside it is a KubeVirt/CDI kind is an
 object, upgraded by the object rule (`apiVersion` only, a flavor kind renamed); nothing else in the values
 changes or is reported. Values kept elsewhere (Argo CD's `helm.values` string, Flux's `valuesFrom`

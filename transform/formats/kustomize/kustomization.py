@@ -3,7 +3,7 @@
 kustomize matches a patch to resources by `target` (group/version/kind/name); once the
 resources are upgraded to v1beta1, a target that still says `version: v1alpha2` silently
 matches nothing, and the patch is dropped without an error. Inline patches are parsed as
-YAML and only their own apiVersion/kind change (transform.convert.kustomize_inline). This
+YAML and only their own apiVersion/kind change (transform.formats.kustomize.inline). This
 module rewrites both, on plain data; the engine turns the change into text edits. Patches
 kept in files (`path:`) are documents upgraded as such, read as partial objects (a
 `Kustomization` and a `Component` list them alike: transform.convert.index).
