@@ -39,7 +39,7 @@ from transform.model.findings import Finding, Severity, error, format_path, info
 from transform.validate import cel
 from transform.validate.schemanode import Hook, Node
 
-__all__ = ["Hook", "Node", "Validator", "as_json_number", "beyond_int64", "show"]
+__all__ = ["Hook", "Node", "Validator", "as_json_number", "show"]
 
 Path = tuple[Any, ...]
 
@@ -50,11 +50,6 @@ _INT64_MIN, _INT64_END = -(1 << 63), 1 << 63
 # the schema checks whose errors stop the API server from evaluating CEL rules (hasBlockingErr)
 _BLOCKING = frozenset({"schema.type", "schema.required", "schema.enum", "schema.maxLength", "schema.maxItems"})
 _TYPE_WORDS = {"object": "mapping", "array": "list"}
-
-
-def beyond_int64(value: Any) -> bool:
-    """An integer the API server's JSON reader turns into a float64 (util/json convertNumber)."""
-    return type(value) is int and not _INT64_MIN <= value < _INT64_END
 
 
 def as_json_number(value: float) -> int | float:
@@ -182,7 +177,11 @@ class _Walk:
             value = _timestamp_text(value)
         elif type(value) is float:
             value = as_json_number(value)
-        elif beyond_int64(value) and (node.int_or_string or node.type == "integer"):
+        elif (
+            type(value) is int
+            and not _INT64_MIN <= value < _INT64_END
+            and (node.int_or_string or node.type == "integer")
+        ):
             message = (
                 f"{value} is beyond int64: the API server reads it as a float (apimachinery util/json) and "
                 f"refuses it: must be of type integer{' or string' if node.int_or_string else ''}"
@@ -273,7 +272,12 @@ class _Walk:
                     continue
             if item is None and not child.nullable:
                 continue  # pruned: a null in a non-nullable field is absent
-            if child.leaf is not None and type(item) in child.leaf and child.hook is None and not beyond_int64(item):
+            if (
+                child.leaf is not None
+                and type(item) in child.leaf
+                and child.hook is None
+                and (type(item) is not int or _INT64_MIN <= item < _INT64_END)
+            ):
                 continue
             path.append(key)
             self.check(child, item, path)
@@ -298,7 +302,8 @@ class _Walk:
             )
         items = node.items
         if items is not None and not (
-            items.leaf is not None and all(type(v) in items.leaf and not beyond_int64(v) for v in value)
+            items.leaf is not None
+            and all(type(v) in items.leaf and (type(v) is not int or _INT64_MIN <= v < _INT64_END) for v in value)
         ):
             for i, item in enumerate(value):
                 path.append(i)
