@@ -16,7 +16,7 @@ transparent; `---` ends a document). On such lines:
   VirtualMachinePool, name: x}`, `- {apiVersion: ..., kind: VirtualMachine, ...}` under `ownerReferences`: the
   reference rule; a document that is one flow mapping: the object rule): transform.convert.helmflowmaps;
 - a templated apiVersion beside a KubeVirt kind (`{{ .Values.apiVersion }}`) is rendered where it names
-  only what the chart itself sets (transform.convert.helmrender) and judged as a literal one (a warning
+  only what the chart itself sets (transform.formats.helm_chart.render) and judged as a literal one (a warning
   where it renders to a version the target replaces); otherwise a warning: the tool cannot tell its value;
 - a ControllerRevision's payload is never touched (a warning): revisions are upgraded rendered.
 
@@ -29,8 +29,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from transform.convert import apiversion, helmflowmaps
-from transform.convert.helmlines import KINDS, Line, Result, literal, structure, templated
+from transform.convert import apiversion
+from transform.formats.helm_chart import flowmaps as helmflowmaps
+from transform.formats.helm_chart.lines import KINDS, Line, Result, literal, structure, templated
 from transform.kubevirt import apis
 from transform.model.findings import Finding, info, warning
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from transform.convert.helmrender import render
+from transform.formats.helm_chart.render import render
 
 CONTEXT = {".Chart.AppVersion": "v1", ".Chart.Name": "kubevirt", ".Values.kubevirt.apiVersion": "kubevirt.io/v1"}
 

@@ -8,11 +8,10 @@ import functools
 import os
 from typing import Any
 
-from transform.convert import helmignores, helmtemplate
+from transform.formats.helm_chart import ignores as helmignores
+from transform.formats.helm_chart import template as helmtemplate
 from transform.kubevirt import apis
-from transform.model.findings import info
-from transform.model.settings import Settings
-from transform.pipeline.parts import Part
+from transform.model.findings import Finding, info
 from transform.yamltext import textio
 
 TEMPLATE, VALUES = "template", "values"
@@ -92,7 +91,7 @@ _CONTEXT_MAX = 1 << 20  # a Chart.yaml or values.yaml larger than this is not re
 
 @functools.lru_cache(maxsize=256)
 def chart_context(directory: str) -> dict[str, str]:
-    """What a chart sets itself, for rendering a templated apiVersion (transform.convert.helmrender):
+    """What a chart sets itself, for rendering a templated apiVersion (transform.formats.helm_chart.render):
     `.Chart.Name/Version/AppVersion` (Chart.yaml) and `.Values.a.b` (values.yaml), string and integer
     scalars as Helm prints them; {} for no chart or one that does not read."""
     out: dict[str, str] = {}
@@ -128,21 +127,16 @@ def _yaml_map(path: str) -> dict[str, Any]:
     return doc.value if doc is not None and isinstance(doc.value, dict) else {}
 
 
-def chart_file(name: str, source: textio.Source, settings: Settings, role: str) -> Part:
-    """A chart's template or values file: its literal apiVersion lines, as text (`helmtemplate`); a
-    templated one rendered from what the chart sets (`chart_context`)."""
-    part = Part()
-    targets = apis.Targets(settings.target, settings.target_cdi)
-    chart = chart_of(name) if role == TEMPLATE and "{{" in source.text else ""
-    context = chart_context(chart) if chart else None
-    done = helmtemplate.upgrade(source.text, targets, values=role == VALUES, context=context)
+def chart_text(
+    text: str, targets: apis.Targets, role: str, inline_ignores: bool, context: dict[str, str] | None = None
+) -> tuple[list[Finding], str, int]:
+    """A chart's template or values file: (findings, new text, objects upgraded) of its literal apiVersion
+    lines, as text (`helmtemplate`); a templated one rendered from what the chart sets (`context`:
+    `chart_context`)."""
+    done = helmtemplate.upgrade(text, targets, values=role == VALUES, context=context)
     found = done.findings
-    if settings.inline_ignores:
-        found = helmignores.apply(source.text, found)[0]  # the YAML reader of directives cannot read a template
+    if inline_ignores:
+        found = helmignores.apply(text, found)[0]  # the YAML reader of directives cannot read a template
     if role == LOOSE:
         found.insert(0, info("input.template", _LOOSE_NOTE))
-    part.findings += [f.at(file=name) for f in found]
-    if done.text != source.text:
-        part.pieces.append((0, len(source.text), done.text))
-        part.upgraded = done.upgraded
-    return part
+    return found, done.text, done.upgraded

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from transform.convert import helmflow, helmrender
+from transform.formats.helm_chart import flow as helmflow
+from transform.formats.helm_chart import render as helmrender
 from transform.kubevirt import apis
 from transform.model.findings import Finding, warning
 
