@@ -100,6 +100,9 @@ class Format:
     # --context file holding one is read whatever the inputs hold (any input may be what it speaks of)
     index_needles: ClassVar[tuple[str, ...]] = ()
     always: ClassVar[bool] = False
+    # the codes of `read`'s findings that say the tool cannot tell (a value decided elsewhere): scan lists
+    # them apart (`cannot_tell`) unless the same line's object was judged after all (`Read.uses`)
+    undecided: ClassVar[tuple[str, ...]] = ()
 
     def detect(self, path: str, data: bytes) -> Held | None:
         """Is this input (its path, "" for stdin, and its bytes) mine to read as text, and in which role?"""

@@ -45,6 +45,7 @@ class Scan:
     vms: list[VM] = field(default_factory=list)
     other: list[Doc] = field(default_factory=list)
     breaking: list[Finding] = field(default_factory=list)
+    undecided: list[Finding] = field(default_factory=list)  # what scan cannot tell (a templated apiVersion)
     errors: list[Finding] = field(default_factory=list)  # unreadable input (and skipped broken links: warnings)
     dangling: list[tuple[VM, Ref]] = field(default_factory=list)
     orphans: list[Revision] = field(default_factory=list)
@@ -199,11 +200,19 @@ def _format_file(scan: Scan, name: str, text: str, held: Held, inline_ignores: b
             use.chart = label
             scan.files.add(name)
             scan.apis.append(use)
-    found += [f.at(file=name, object=label) for f in done.findings if f.severity is not Severity.INFO]
+    rendered = {line for line, _, _ in done.uses}  # a templated apiVersion rendered: judged above, as an object's
+    undecided: list[Finding] = []  # one whose value the chart does not set: scan cannot tell
+    for f in done.findings:
+        if f.code in fmt.undecided:
+            undecided += [] if f.line in rendered else [f.at(file=name, object=label)]
+        elif f.severity is not Severity.INFO:
+            found.append(f.at(file=name, object=label))
     if inline_ignores:
         found, suppressed = fmt.ignores(text, found)
-        scan.suppressed += suppressed
+        undecided, quiet = fmt.ignores(text, undecided)
+        scan.suppressed += suppressed + quiet
     scan.breaking += found
+    scan.undecided += undecided
 
 
 def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, where: Any) -> None:

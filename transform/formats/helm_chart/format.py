@@ -12,13 +12,17 @@ from transform.model.findings import Finding, info
 
 class HelmChart(Format):
     name = "helm-chart"
+    undecided = ("helm.templated-apiversion",)
 
     def detect(self, path: str, data: bytes) -> Held | None:
         role, chart = roles.role_of(path, data)
         return Held(self.name, role, chart) if role else None
 
     def read(self, text: str, targets: apis.Targets, held: Held) -> Read:
-        done = template.upgrade(text, targets, values=held.role == roles.VALUES)
+        # a templated apiVersion is rendered from what the chart sets (`render`)
+        chart = held.where if held.role == roles.TEMPLATE and "{{" in text else ""
+        context = roles.chart_context(chart) if chart else None
+        done = template.upgrade(text, targets, values=held.role == roles.VALUES, context=context)
         found = done.findings
         if held.role == roles.LOOSE:
             found.insert(0, info("input.template", roles.LOOSE_NOTE))

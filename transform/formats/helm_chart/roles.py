@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import os
+from typing import Any
 
 from transform.yamltext import textio
 
@@ -73,3 +74,45 @@ def _template_text(data: bytes) -> bool:
         except nodes.ParseError:
             return True
     return False
+
+
+_CHART_FIELDS = {"name": ".Chart.Name", "version": ".Chart.Version", "appVersion": ".Chart.AppVersion"}
+_CONTEXT_MAX = 1 << 20  # a Chart.yaml or values.yaml larger than this is not read for a templated apiVersion
+
+
+@functools.lru_cache(maxsize=256)
+def chart_context(directory: str) -> dict[str, str]:
+    """What a chart sets itself, for rendering a templated apiVersion (transform.formats.helm_chart.render):
+    `.Chart.Name/Version/AppVersion` (Chart.yaml) and `.Values.a.b` (values.yaml), string and integer
+    scalars as Helm prints them; {} for no chart or one that does not read."""
+    out: dict[str, str] = {}
+    chart, values = (_yaml_map(os.path.join(directory, n)) for n in ("Chart.yaml", "values.yaml"))
+    for key, field in _CHART_FIELDS.items():
+        if _printable(chart.get(key)):
+            out[field] = str(chart[key])
+    stack: list[tuple[str, Any]] = [(".Values", values)]
+    while stack:
+        prefix, node = stack.pop()
+        for key, value in node.items():
+            if isinstance(key, str) and isinstance(value, dict):
+                stack.append((f"{prefix}.{key}", value))
+            elif isinstance(key, str) and _printable(value):
+                out[f"{prefix}.{key}"] = str(value)
+    return out
+
+
+def _printable(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _yaml_map(path: str) -> dict[str, Any]:
+    # lazy: start-up: the parser only for a chart whose template has a templated KubeVirt apiVersion
+    from transform.yamltext import nodes
+
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(_CONTEXT_MAX + 1)
+        doc = nodes.parse(textio.decode(data).text) if len(data) <= _CONTEXT_MAX else None
+    except (OSError, textio.ReadError, nodes.ParseError, ValueError):
+        return {}
+    return doc.value if doc is not None and isinstance(doc.value, dict) else {}
