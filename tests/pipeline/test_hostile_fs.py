@@ -188,6 +188,14 @@ def test_stale_temp_files_of_dead_runs_are_swept(tmp_path: pathlib.Path) -> None
     assert not stale.exists() and mine.exists()
 
 
+def _default_signals() -> None:
+    """In the child, before exec: SIGINT and SIGTERM back to their defaults. A pytest started as a background
+    job inherits SIGINT ignored, and Python installs its KeyboardInterrupt handler only where SIGINT is not
+    ignored at start-up, so without this the child would sleep through the test's SIGINT."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_sigterm_and_sigint_leave_no_temp_file(tmp_path: pathlib.Path, sig: int) -> None:
     target = tmp_path / "a.yaml"
@@ -205,7 +213,12 @@ def test_sigterm_and_sigint_leave_no_temp_file(tmp_path: pathlib.Path, sig: int)
         "sys.exit(guard(body))\n"
     )
     with subprocess.Popen(
-        [sys.executable, "-c", code, str(target)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, text=True
+        [sys.executable, "-c", code, str(target)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        text=True,
+        preexec_fn=_default_signals,
     ) as proc:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
         proc.send_signal(sig)
