@@ -76,6 +76,7 @@ def test_discover_matches_kustomization_dir() -> None:
     assert proc.stdout.strip()
 
 
+@pytest.mark.integration
 def test_slow_generate_kustomize_app(tmp_path: Path) -> None:
     app = tmp_path / "gitops-repo"
     shutil.copytree(ROOT / "examples" / "gitops-repo", app)
@@ -85,6 +86,7 @@ def test_slow_generate_kustomize_app(tmp_path: Path) -> None:
     assert not any(line.startswith("instancetype-upgrade") for line in proc.stdout.splitlines())
 
 
+@pytest.mark.integration
 def test_slow_generate_plain_directory(tmp_path: Path) -> None:
     app = tmp_path / "plain"
     shutil.copytree(ROOT / "fixtures" / "objects", app)  # incl. JSON, CRLF, BOM, no final newline, List
@@ -97,6 +99,7 @@ def test_slow_generate_plain_directory(tmp_path: Path) -> None:
     assert len(objs) >= len(list(app.glob("*.yaml"))) + len(list(app.glob("*.json")))
 
 
+@pytest.mark.integration
 def test_slow_generate_fails_loudly(tmp_path: Path) -> None:
     app = tmp_path / "broken"
     app.mkdir()

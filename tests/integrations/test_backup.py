@@ -487,6 +487,7 @@ def test_extracted_backup_through_fix(backup: Path, tmp_path: Path, capsys: pyte
     assert pod_file.read_bytes() == compact(pod())
 
 
+@pytest.mark.integration
 def test_backup_repacked_with_real_tar_dot(backup: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A backup unpacked and repacked with `tar czf x.tar.gz .` has `./resources/...` members: still upgraded."""
     root = tmp_path / "unpacked"

@@ -17,7 +17,10 @@ from click.testing import CliRunner
 
 from transform.cli import main as main_module
 
-pytestmark = pytest.mark.skipif(shutil.which("tar") is None, reason="GNU tar is not installed")
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(shutil.which("tar") is None, reason="GNU tar is not installed"),
+]
 
 NS = "prod"
 IT_REV = "db-1-u1large-6709b990-f717-44fe-a8ff-cb441d20b904-1"  # not in the backup

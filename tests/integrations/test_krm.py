@@ -291,6 +291,7 @@ def _kustomize_command() -> list[str] | None:
     return None
 
 
+@pytest.mark.integration
 def test_slow_kustomize_exec_transformer(tmp_path: Path) -> None:
     cmd = _kustomize_command()
     if cmd is None:
@@ -312,6 +313,7 @@ def test_slow_kustomize_exec_transformer(tmp_path: Path) -> None:
     assert obj["spec"] == {"cpu": {"guest": 1}, "memory": {"guest": "128Mi"}}
 
 
+@pytest.mark.integration
 def test_slow_kpt_fn_eval_exec(tmp_path: Path) -> None:
     if not shutil.which("kpt"):
         pytest.skip("kpt is not installed")
@@ -334,6 +336,7 @@ def test_slow_kpt_fn_eval_exec(tmp_path: Path) -> None:
     assert "upgraded instancetype.kubevirt.io/v1alpha1" in proc.stdout + proc.stderr
 
 
+@pytest.mark.integration
 def test_slow_kpt_accepts_a_v1alpha1_wrapper_becoming_an_object(tmp_path: Path) -> None:
     """kpt walks input and output items together by id: a base64 scalar that became a mapping failed
     with "wrong node kind" and nothing was written (issue 12 item 4)."""

@@ -43,6 +43,7 @@ def build(tmp_path: pathlib.Path, edit: str = "", option: str = "") -> subproces
     )
 
 
+@pytest.mark.integration
 @pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 def test_kubectl_kustomize_runs_the_exec_plugin(tmp_path: pathlib.Path) -> None:
     out = build(tmp_path)
@@ -52,6 +53,7 @@ def test_kubectl_kustomize_runs_the_exec_plugin(tmp_path: pathlib.Path) -> None:
     assert docs[0]["spec"] == {"cpu": {"guest": 1}, "memory": {"guest": "128Mi"}}
 
 
+@pytest.mark.integration
 @pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 def test_a_failing_upgrade_fails_the_build(tmp_path: pathlib.Path) -> None:
     # an unknown kind cannot be upgraded (a problem the input merely had, `guest: two`, is a warning
