@@ -1,7 +1,7 @@
 """The command-line contract: exit codes, stdin/stdout, --output-dir, report formats.
 
-In process with click's CliRunner (stdout and stderr apart, bytes); `e2e` runs the installed
-entry point in a subprocess for the few tests that are about the process itself.
+In process with click's CliRunner (stdout and stderr apart, bytes); `e2e` runs `python -m transform`
+(this checkout) in a subprocess for the few tests that are about the process itself.
 """
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ import sys
 from dataclasses import dataclass
 
 import pytest
-from click.testing import CliRunner
 
-from transform.cli import main as main_module
+from tests.support.cli import invoke, run_module
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "gitops-repo"
@@ -34,16 +33,12 @@ class Ran:
 
 def cli(*args: str, stdin: bytes | None = None) -> Ran:
     """The command in process: exit code, stdout (data or report), stderr (messages)."""
-    result = CliRunner().invoke(main_module.cli, list(args), input=stdin)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
+    result = invoke(*args, input=stdin)
     return Ran(result.exit_code, result.stdout_bytes, result.stderr_bytes)
 
 
 def e2e(*args: str, stdin: bytes | None = None, cwd: pathlib.Path | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "transform", *args], input=stdin, capture_output=True, cwd=cwd, timeout=120
-    )
+    return run_module(*args, input=stdin, cwd=cwd)
 
 
 @pytest.fixture

@@ -1,0 +1,64 @@
+"""The command line as a test runs it, one runner each way.
+
+- `invoke`: in process, with click's `CliRunner` (stdout and stderr apart; `Result.output` has both).
+  An exception that escapes the command (anything but the `SystemExit` click raises for an exit code)
+  is raised in the test, not turned into exit code 1: a test never passes on a crash.
+- `run_module`: `python -m transform` in a child process, for what is about the process itself (signals,
+  start-up, streams, exit status of the interpreter). The child imports this checkout (`PYTHONPATH` is
+  the checkout's root, whatever the working directory), not an installed copy.
+
+`tests/conftest.py` offers both as fixtures (`cli_runner`, `cli_process`); a module's own helper that shapes
+the result for its assertions (a tuple, parsed JSON) calls these.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from click.testing import CliRunner, Result
+
+from transform.cli import main as main_module
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def invoke(*args: str | os.PathLike[str], input: str | bytes | None = None) -> Result:
+    """`instancetype-upgrade ARGS` in process: the click `Result` (exit_code, stdout, stderr, output)."""
+    result = CliRunner().invoke(main_module.cli, [os.fspath(a) for a in args], input=input)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
+def checkout_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a child that must import this checkout: ours, `PYTHONPATH` set to the root."""
+    return {**os.environ, "PYTHONPATH": str(ROOT), **(extra or {})}
+
+
+def run_module(
+    *args: str | os.PathLike[str],
+    input: str | bytes | None = None,
+    cwd: str | os.PathLike[str] | None = ROOT,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 120,
+    text: bool = False,
+    stdin: int | None = None,
+) -> subprocess.CompletedProcess[Any]:
+    """`python -m transform ARGS` in a child process (stdout and stderr captured; bytes unless `text`);
+    `env` adds to the checkout environment."""
+    return subprocess.run(
+        [sys.executable, "-m", "transform", *(os.fspath(a) for a in args)],
+        input=input,
+        stdin=stdin,
+        capture_output=True,
+        cwd=cwd,
+        env=checkout_env(env),
+        timeout=timeout,
+        text=text,
+        check=False,
+    )
