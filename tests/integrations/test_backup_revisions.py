@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from transform.cli import main as main_module
+from tests.support.cli import invoke
 
 pytestmark = [
     pytest.mark.integration,
@@ -101,7 +100,7 @@ def backup_tarball(tmp_path: Path, spec_refs: bool, with_it_revision: bool = Fal
 
 
 def run(*args: str) -> tuple[int, list[dict[str, Any]]]:
-    result = CliRunner().invoke(main_module.cli, [*args, "--format", "json"])
+    result = invoke(*args, "--format", "json")
     data = json.loads(result.stdout)
     return result.exit_code, data.get("findings", data.get("breaking", []))
 

@@ -19,11 +19,10 @@ from typing import Any
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
 from ruamel.yaml import YAML
 
+from tests.support.cli import invoke
 from transform.cli import cmd_export
-from transform.cli import main as main_module
 from transform.report import peers
 
 # helm-mapkubeapis config/Map.yaml, two of its entries (one without a successor), in its own spelling
@@ -64,7 +63,7 @@ def load(text: str) -> Any:
 
 
 def run(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(main_module.cli, list(args))
+    result = invoke(*args)
     return result.exit_code, result.stdout
 
 
@@ -126,7 +125,7 @@ def test_a_mapping_does_what_fix_does_to_a_release_manifest() -> None:
     mapped = manifest
     for m in load(run("export", "mapkubeapis")[1])["mappings"]:
         mapped = mapped.replace(m["deprecatedAPI"], m["newAPI"])
-    fixed = CliRunner().invoke(main_module.cli, ["fix", "--quiet", "-"], input=manifest)
+    fixed = invoke("fix", "--quiet", "-", input=manifest)
     assert mapped != manifest and fixed.stdout == mapped
 
 
