@@ -9,13 +9,13 @@ import io
 import json
 import os
 import subprocess
-import sys
 import tarfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.cli import run_module
 from transform.cli.main import main
 
 NS = "default"
@@ -463,12 +463,7 @@ def test_usage_errors(backup: Path, tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_subprocess(backup: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.tar.gz"
-    proc = subprocess.run(
-        [sys.executable, "-m", "transform", "backup", str(backup), "-o", str(out), "-q"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = run_module("backup", str(backup), "-o", str(out), "-q", text=True, cwd=None)
     assert proc.returncode == 1, proc.stderr
     check_entries(backup, out, {})
 

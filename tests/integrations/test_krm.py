@@ -10,7 +10,6 @@ Slow tests (a few seconds each) are named test_slow_*.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -20,11 +19,11 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.support.cli import run_module
 from transform.integrations import krm
 from transform.model.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 RL_YAML = """\
 apiVersion: config.kubernetes.io/v1
@@ -62,14 +61,7 @@ functionConfig:
 
 def run_krm(data: str | bytes, *args: str) -> subprocess.CompletedProcess[bytes]:
     raw = data.encode() if isinstance(data, str) else data
-    return subprocess.run(
-        [sys.executable, "-m", "transform", "krm", *args],
-        input=raw,
-        capture_output=True,
-        env=ENV,
-        timeout=60,
-        check=False,
-    )
+    return run_module("krm", *args, input=raw, timeout=60, cwd=None)
 
 
 def test_yaml_items_upgraded_comments_and_annotations_kept() -> None:
@@ -219,9 +211,7 @@ def test_fix_upgrades_kustomization_patch_targets(tmp_path: Path) -> None:
     # the whole tree (its resources among the inputs): targets are pinned to v1beta1; a kustomization
     # alone is a partial tree (issue 12 item 3: tests/integrations/test_kustomize_build.py)
     (tmp_path / "instancetype.yaml").write_text(INSTANCETYPE)
-    proc = subprocess.run(
-        [sys.executable, "-m", "transform", "fix", str(tmp_path)], capture_output=True, env=ENV, timeout=60, check=False
-    )
+    proc = run_module("fix", str(tmp_path), timeout=60, cwd=None)
     assert proc.returncode == 1, proc.stderr  # changed
     assert path.read_text() == KUSTOMIZATION.replace("version: v1alpha2   #", "version: v1beta1   #").replace(
         "{group: flavor.kubevirt.io, version: v1alpha1, kind: VirtualMachineFlavor}",
@@ -385,11 +375,6 @@ def test_json_resource_list_that_yaml_cannot_read_is_an_error_not_an_internal_on
         "spec": {"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}},
     }
     text = json.dumps({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [item]})
-    proc = subprocess.run(
-        [sys.executable, "-m", "transform", "krm"],
-        input=text.replace('"metadata":', '"metadata"\r:').encode(),
-        capture_output=True,
-        cwd=Path(__file__).resolve().parents[2],
-    )
+    proc = run_module("krm", input=text.replace('"metadata":', '"metadata"\r:').encode())
     assert proc.returncode not in (0, 123), proc.stderr
     assert b"internal error" not in proc.stderr and b"YAML does not read" in proc.stderr, proc.stderr

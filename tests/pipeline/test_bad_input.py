@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import base64
 import codecs
-import os
 import pathlib
 import re
 import resource
 import subprocess
-import sys
 
 import pytest
 
+from tests.support.cli import run_module
 from transform.convert.index import Index
 from transform.model.settings import Settings
 from transform.pipeline.onefile import upgrade_file
@@ -210,15 +209,14 @@ def _limit_memory() -> None:
 
 
 def run_cli(*args: str, cwd: pathlib.Path | None = None, input_: str | None = None) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "transform", *args],
+    proc = run_module(
+        *args,
         input=input_,
-        capture_output=True,
         text=True,
         timeout=TIMEOUT,
         cwd=cwd or ROOT,
         preexec_fn=_limit_memory,
-        env={**os.environ, "INSTANCETYPE_UPGRADE_DEBUG": ""},
+        env={"INSTANCETYPE_UPGRADE_DEBUG": ""},
     )
     if "-" not in args and args[:1] != ("diff",):
         # stdout carries the report: `stderr` here is everything a person reads, report then messages

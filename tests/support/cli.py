@@ -17,7 +17,7 @@ import os
 import pathlib
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from click.testing import CliRunner, Result
@@ -48,17 +48,34 @@ def run_module(
     timeout: float = 120,
     text: bool = False,
     stdin: int | None = None,
+    merge_stderr: bool = False,
+    preexec_fn: Callable[[], None] | None = None,
 ) -> subprocess.CompletedProcess[Any]:
-    """`python -m transform ARGS` in a child process (stdout and stderr captured; bytes unless `text`);
-    `env` adds to the checkout environment."""
+    """`python -m transform ARGS` in a child process: stdout and stderr captured (`merge_stderr`: one stream,
+    in the order written, in `stdout`), bytes unless `text`; `env` adds to the checkout environment."""
+    streams: dict[str, Any] = (
+        {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT} if merge_stderr else {"capture_output": True}
+    )
     return subprocess.run(
-        [sys.executable, "-m", "transform", *(os.fspath(a) for a in args)],
+        module_command(*args),
         input=input,
         stdin=stdin,
-        capture_output=True,
         cwd=cwd,
         env=checkout_env(env),
         timeout=timeout,
         text=text,
+        preexec_fn=preexec_fn,
         check=False,
+        **streams,
     )
+
+
+def start_module(*args: str | os.PathLike[str], **popen: Any) -> subprocess.Popen[Any]:
+    """`python -m transform ARGS` started and left running (a `Popen`; `cwd` the checkout unless given)."""
+    popen.setdefault("cwd", ROOT)
+    return subprocess.Popen(module_command(*args), env=checkout_env(popen.pop("env", None)), **popen)
+
+
+def module_command(*args: str | os.PathLike[str]) -> list[str]:
+    """The argv of `python -m transform ARGS` with this interpreter."""
+    return [sys.executable, "-m", "transform", *(os.fspath(a) for a in args)]
