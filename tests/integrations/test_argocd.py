@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+
+from tests.support.cli import module_script
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "examples" / "argocd" / "plugin.yaml"
@@ -25,9 +26,7 @@ PLUGIN = ROOT / "examples" / "argocd" / "plugin.yaml"
 def _bin(tmp_path: Path) -> dict[str, str]:
     b = tmp_path / "bin"
     b.mkdir()
-    tool = b / "instancetype-upgrade"
-    tool.write_text(f'#!/bin/sh\nPYTHONPATH="{ROOT}" exec "{sys.executable}" -m transform "$@"\n')
-    tool.chmod(0o755)
+    module_script(b / "instancetype-upgrade")
     if not shutil.which("kustomize"):
         if not shutil.which("kubectl"):
             pytest.skip("neither kustomize nor kubectl is installed")

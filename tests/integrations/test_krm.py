@@ -12,14 +12,13 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.support.cli import run_module
+from tests.support.cli import module_script, run_module
 from transform.integrations import krm
 from transform.model.settings import Settings
 
@@ -263,9 +262,7 @@ def _function_dir(tmp_path: Path) -> Path:
     d = tmp_path / "app"
     d.mkdir()
     (d / "instancetype.yaml").write_text(INSTANCETYPE)
-    script = d / "upgrade.sh"
-    script.write_text(f'#!/bin/sh\nPYTHONPATH="{ROOT}" exec "{sys.executable}" -m transform krm "$@"\n')
-    script.chmod(0o755)
+    module_script(d / "upgrade.sh", "krm")
     return d
 
 

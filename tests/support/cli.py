@@ -79,3 +79,13 @@ def start_module(*args: str | os.PathLike[str], **popen: Any) -> subprocess.Pope
 def module_command(*args: str | os.PathLike[str]) -> list[str]:
     """The argv of `python -m transform ARGS` with this interpreter."""
     return [sys.executable, "-m", "transform", *(os.fspath(a) for a in args)]
+
+
+def module_script(path: pathlib.Path, *before: str, after: str = "") -> pathlib.Path:
+    """An executable shell script at `path` that runs `python -m transform BEFORE "$@" AFTER` on this checkout,
+    for a tool that runs ours by path (a kustomize plugin, a KRM exec function, an Argo CD plugin)."""
+    head = "".join(f"{word} " for word in before)
+    tail = f" {after}" if after else ""
+    path.write_text(f'#!/bin/sh\nPYTHONPATH="{ROOT}" exec "{sys.executable}" -m transform {head}"$@"{tail}\n')
+    path.chmod(0o755)
+    return path
