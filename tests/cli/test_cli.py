@@ -15,11 +15,12 @@ from dataclasses import dataclass
 
 import pytest
 
+from tests.support import samples
 from tests.support.cli import invoke, run_module
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "gitops-repo"
-OLD = "apiVersion: instancetype.kubevirt.io/v1alpha1  # keep me\nkind: VirtualMachinePreference\nmetadata:\n  name: p\nspec: {}\n"
+OLD = samples.PREFERENCE_V1ALPHA1
 NEW = OLD.replace("v1alpha1", "v1beta1")
 BAD = "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\nmetadata: {name: x}\nspec:\n  cpu: {guest: two}\n  memory: {guest: 1Gi}\n"
 
@@ -183,7 +184,7 @@ def test_example_repo_round_trip(tmp_path: pathlib.Path) -> None:
 def test_a_file_listed_as_a_patch_is_judged_as_a_patch(tmp_path: pathlib.Path) -> None:
     (tmp_path / "overlay").mkdir()
     (tmp_path / "overlay" / "kustomization.yaml").write_text("resources:\n- ../base\npatches:\n- path: bigger.yaml\n")
-    patch = "apiVersion: instancetype.kubevirt.io/v1alpha2\nkind: VirtualMachineInstancetype\nmetadata:\n  name: c\nspec:\n  memory:\n    guest: 2Gi\n"
+    patch = samples.INSTANCETYPE_PATCH_V1ALPHA2
     (tmp_path / "overlay" / "bigger.yaml").write_text(patch)
     assert cli("validate", str(tmp_path)).returncode == 0
     alone = cli("validate", str(tmp_path / "overlay" / "bigger.yaml"))

@@ -12,9 +12,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from tests.support import samples
 from tests.support.cli import invoke as cli_invoke
 
-OLD = "apiVersion: instancetype.kubevirt.io/v1alpha1  # keep me\nkind: VirtualMachinePreference\nmetadata:\n  name: p\nspec: {}\n"
+OLD = samples.PREFERENCE_V1ALPHA1
 NEW = OLD.replace("v1alpha1", "v1beta1")
 KUSTOMIZATION = (
     "resources:\n- it.yaml\npatches:\n- path: p.yaml\n  target:\n    group: instancetype.kubevirt.io\n"

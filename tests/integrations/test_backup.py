@@ -15,12 +15,13 @@ from typing import Any
 
 import pytest
 
+from tests.support import samples
 from tests.support.cli import run_module
 from transform.cli.main import main
 
 NS = "default"
 VM_UID = "3f2a9c41-8d7e-4b05-a6c1-2e9f0d4b7a18"
-IT_UID = "6709b990-f717-44fe-a8ff-cb441d20b904"
+IT_UID = samples.F1_SOURCE_UID
 PREF_UID = "72c3a35b-6e18-487d-bebf-f73c7d4f4a40"
 F1_NAME = f"vm-legacy-csmall-{IT_UID}-1"
 F2_NAME = f"vm-legacy-cirros-{PREF_UID}-1"

@@ -13,6 +13,7 @@ import subprocess
 
 import pytest
 
+from tests.support import samples
 from tests.support.cli import run_module
 from transform.convert.index import Index
 from transform.model.settings import Settings
@@ -26,11 +27,7 @@ MEMORY_LIMIT = 2 << 30  # 2 GiB of address space: a blow-up fails the run instea
 
 IT = "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\n"
 IT2 = "apiVersion: instancetype.kubevirt.io/v1alpha2\nkind: VirtualMachineInstancetype\n"
-CR = (
-    "apiVersion: apps/v1\nkind: ControllerRevision\nmetadata:\n  name: vm-x-csmall-1\n  namespace: default\n"
-    "  ownerReferences:\n  - apiVersion: kubevirt.io/v1\n    kind: VirtualMachine\n    name: vm-x\n"
-    "    uid: 7ad77f47-ee51-4024-8d5b-4141aec7b04c\n    controller: true\n"
-)
+CR = samples.REVISION_METADATA
 
 
 def _billion_laughs() -> str:

@@ -16,6 +16,7 @@ import time
 import pytest
 
 from tests.pipeline.test_writes import OBJECTS, ROOT, TEMP_PREFIX, _small_file_size_limit, cli, upgraded
+from tests.support import samples
 from transform.pipeline import sinks
 
 IT = (OBJECTS / "instancetype-v1alpha1.yaml").read_bytes()
@@ -99,7 +100,7 @@ def test_a_hard_linked_file_is_refused_not_split(tmp_path: pathlib.Path) -> None
 
 # --- item 14: --rename plans every file; dependants of a failed write are not rewritten ------------
 
-UID = "6709b990-f717-44fe-a8ff-cb441d20b904"
+UID = samples.F1_SOURCE_UID
 OLD_NAME = f"vm-a-csmall-{UID}-1"
 
 

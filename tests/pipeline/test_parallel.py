@@ -18,6 +18,7 @@ import sys
 
 import pytest
 
+from tests.support import samples
 from tests.support.cli import run_module
 from transform.model.settings import Settings
 from transform.pipeline import batch, forkpool, onefile, parallel, parts, upgrade
@@ -30,8 +31,7 @@ HANDMADE = [
     "  name: dup2\nspec: {}\n",  # duplicate keys
     "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\nmetadata: {name: broken\n",
     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: tabbed\n",  # a tab: libyaml refuses the stream
-    "apiVersion: instancetype.kubevirt.io/v1alpha2\nkind: VirtualMachineInstancetype\nmetadata:\n  name: c\n"
-    "spec:\n  memory:\n    guest: 2Gi\n",  # the upgraded object is invalid: found when it is read back
+    samples.INSTANCETYPE_PATCH_V1ALPHA2,  # the upgraded object is invalid: found when it is read back
 ]
 
 
