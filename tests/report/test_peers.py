@@ -21,6 +21,7 @@ import jsonschema
 import pytest
 from ruamel.yaml import YAML
 
+from tests.support import samples
 from tests.support.cli import invoke
 from transform.cli import cmd_export
 from transform.report import peers
@@ -119,9 +120,7 @@ def test_mapkubeapis_follows_the_targets() -> None:
 
 def test_a_mapping_does_what_fix_does_to_a_release_manifest() -> None:
     # helm-mapkubeapis replaces the deprecatedAPI text by the newAPI text in the release manifest
-    manifest = (
-        "---\napiVersion: instancetype.kubevirt.io/v1alpha2\nkind: VirtualMachinePreference\nmetadata:\n  name: p\n"
-    )
+    manifest = "---\n" + samples.PREFERENCE_V1ALPHA2
     mapped = manifest
     for m in load(run("export", "mapkubeapis")[1])["mappings"]:
         mapped = mapped.replace(m["deprecatedAPI"], m["newAPI"])

@@ -119,6 +119,11 @@ INSTANCETYPE_V1ALPHA1 = (
 )
 """A complete v1alpha1 instancetype (1 vCPU, 1Gi), its spec in flow style; the upgrade changes the version only."""
 
+PREFERENCE_V1ALPHA2 = (
+    "apiVersion: instancetype.kubevirt.io/v1alpha2\nkind: VirtualMachinePreference\nmetadata:\n  name: p\n"
+)
+"""A v1alpha2 preference: apiVersion, kind and name only (a test appends the spec it needs)."""
+
 INSTANCETYPE_PATCH_V1ALPHA2 = (
     "apiVersion: instancetype.kubevirt.io/v1alpha2\nkind: VirtualMachineInstancetype\nmetadata:\n  name: c\n"
     "spec:\n  memory:\n    guest: 2Gi\n"
