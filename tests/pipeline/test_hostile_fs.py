@@ -17,6 +17,7 @@ import pytest
 
 from tests.pipeline.test_writes import OBJECTS, ROOT, TEMP_PREFIX, _small_file_size_limit, cli, upgraded
 from tests.support import samples
+from tests.support.cli import run_module
 from transform.pipeline import sinks
 
 IT = (OBJECTS / "instancetype-v1alpha1.yaml").read_bytes()
@@ -24,14 +25,7 @@ NOBODY = 65534
 
 
 def run(*args: str, stdin: int | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "transform", *args],
-        stdin=stdin,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=ROOT,
-    )
+    proc = run_module(*args, stdin=stdin, text=True, timeout=timeout)
     assert proc.returncode != 123 and "Traceback" not in proc.stderr, proc.stderr
     return proc
 
@@ -160,14 +154,7 @@ def test_rename_does_not_point_vms_at_a_revision_that_was_not_written(tmp_path: 
 def test_output_dir_overlapping_an_input_is_refused(tmp_path: pathlib.Path, out: str) -> None:
     (tmp_path / "t").mkdir()
     (tmp_path / "t" / "a.yaml").write_bytes(IT)
-    proc = subprocess.run(
-        [sys.executable, "-m", "transform", "fix", "t", "--output-dir", out],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=60,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    proc = run_module("fix", "t", "--output-dir", out, text=True, cwd=tmp_path, timeout=60)
     assert proc.returncode == 2, proc.stderr
     assert "--output-dir" in proc.stderr
     assert (tmp_path / "t" / "a.yaml").read_bytes() == IT
