@@ -19,7 +19,8 @@ Writes, under ``--out``:
   520 VirtualMachine files with the schema check-jsonschema validates them against.
 * ``corpus.json``: what was generated (counts, sizes, the pre-commit sample files, the digest).
 
-Every template is the project's own; nothing is copied from upstream. The same arguments give a
+Every template is the project's own; the only upstream material is KubeVirt's VirtualMachine schema in
+the embeds and vms parts, read from the project's ``reference/crd-schemas.tar.xz``. The same arguments give a
 byte-identical output; the sha256 digest of all generated files (``corpus.json`` excluded) is printed at
 the end.
 """
