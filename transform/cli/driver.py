@@ -9,7 +9,7 @@ import click
 from transform.cli.exits import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, write_report
 from transform.cli.progress import Progress
 from transform.model.findings import Severity
-from transform.model.policy import run_policy
+from transform.model.policy import decide
 from transform.model.settings import Settings
 from transform.pipeline import outputs, sinks
 from transform.pipeline.batch import Item, RunResult, read_context, read_sources
@@ -35,6 +35,8 @@ def run(command: str, paths: list[str], c: Settings) -> int:
             raise click.UsageError(clash + "; nothing written")
     progress = Progress(enabled=not stdin and c.fmt == "text")
     plan = Plan(items, result)
+    sink = outputs.sink_for(command, c, stdin=stdin, names=out_names)
+    writer = outputs.Writer(sink, note=c.fmt == "text" and not c.quiet, clear=progress.close)
     if items:
         if command == "validate":
             # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
@@ -49,12 +51,11 @@ def run(command: str, paths: list[str], c: Settings) -> int:
             # KubeVirt in them were read and checked already, so they are done)
             done_already = result.files_seen - len(items)
             seen = lambda done, total: progress(done_already + done, done_already + total)  # noqa: E731
-            plan = upgrade_items(items, c, result, seen, jobs=c.jobs, context=context)
+            plan = upgrade_items(items, c, result, seen, jobs=c.jobs, context=context, land=writer)
             if c.debug and result.jobs_note:
                 click.echo(f"instancetype-upgrade: debug: {result.jobs_note}", err=True)
     progress.close()
-    sink = outputs.sink_for(command, c, stdin=stdin, names=out_names)
-    changed = outputs.write_plan(plan, sink, note=c.fmt == "text" and not c.quiet) if command != "validate" else 0
+    changed = writer.taken
     policy(result, c)
     sink.close(plan, result.failed)
     quiet_fix = command == "validate" or (command == "fix" and stdin)  # (fix -: the stream is the answer)
@@ -89,11 +90,17 @@ def _output_names(items: list[Item], output_dir: str) -> dict[str, str]:
 
 
 def policy(result: RunResult, c: Settings) -> None:
-    """--select/--ignore and --strict on every finding (the engine applied them to files already);
-    a failed file reports no change (it was not and will not be written)."""
-    result.findings = run_policy(result.findings, strict=c.strict, select=c.select, ignore=c.ignore)
-    for r in result.results:
-        r.findings = run_policy(r.findings, strict=c.strict, select=c.select, ignore=c.ignore)
+    """--select/--ignore and --strict on every finding of the run, once (`model.policy.decide`: the engine
+    only asked whether it fails a file); a failed file reports no change (it was not and will not be
+    written)."""
+    if result.policed:
+        return
+    result.policed = True
+    groups = [result.findings, *(r.findings for r in result.results)]
+    decided = iter(decide([f for g in groups for f in g], strict=c.strict, select=c.select, ignore=c.ignore))
+    result.findings = [f for f in (next(decided) for _ in groups[0]) if f is not None]
+    for r, found in zip(result.results, groups[1:], strict=True):
+        r.findings = [f for f in (next(decided) for _ in found) if f is not None]
         if r.failed:
             r.findings = [f for f in r.findings if f.severity is not Severity.INFO]
 

@@ -82,14 +82,17 @@ class Plan:
     def index_pass(self, wanted: list[int]) -> Index:
         """The index of the wanted items' documents (`batch.Reader`): each worker indexes its shares;
         their indexes are merged here in input order."""
-        chosen = set(wanted)
-        tasks = [t for t in ([s for s in task if s.item in chosen] for task in self.tasks) if t]
         index = Index()
-        for share, (partial, kept) in _map(self, _index_task, tasks, meanwhile=self.preload):
+        for share, (partial, kept) in _map(self, _index_task, self.tasks_of(wanted), meanwhile=self.preload):
             index.merge(partial)
             if kept:
                 self.kept[share] = kept
         return index
+
+    def tasks_of(self, wanted: list[int]) -> list[list[Share]]:
+        """The tasks, with only the shares of the wanted items (positions)."""
+        chosen = set(wanted)
+        return [t for t in ([s for s in task if s.item in chosen] for task in self.tasks) if t]
 
     def share_bytes(self, s: Share) -> int:
         if not s.hi:
@@ -288,14 +291,18 @@ def _index_task(shares: list[Share]) -> list[tuple[Index, bytes]]:
     return out
 
 
-def upgrade_pass(p: Plan, index: Index, progress: Callable[[int, int], None] | None) -> list[FileResult]:
-    """Every item's result, in input order, upgraded by the workers; a split file's parts joined."""
+def upgrade_pass(
+    p: Plan, index: Index, progress: Callable[[int, int], None] | None, wanted: list[int]
+) -> list[FileResult]:
+    """The result of each wanted item (positions, in input order: a stage of the run, `upgrade.stages`),
+    upgraded by the workers (forked now: they inherit the index as the earlier stages settled it); a split
+    file's parts joined."""
     p.index = index
     p.preload()  # done already unless the index pass had no work
     results: list[FileResult] = []
     parts: list[Part] = []
-    total = len(p.items)
-    for share, out in _map(p, _upgrade_task, p.tasks):
+    total = len(wanted)
+    for share, out in _map(p, _upgrade_task, p.tasks_of(wanted)):
         if isinstance(out, Part):
             parts.append(out)
             source, chunks = p.splits[share.item]
