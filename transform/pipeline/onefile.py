@@ -23,7 +23,7 @@ from transform.model.settings import Settings
 from transform.pipeline import aliases, helmrecords
 from transform.pipeline.charts import chart_file
 from transform.pipeline.parts import FileResult, ParsedDoc, Part, Reading, Span, finish
-from transform.pipeline.verify import verify
+from transform.pipeline.verify import answer, verify
 from transform.yamltext import edits, emit, nodepath, textio
 from transform.yamltext import nodes as yamlnodes
 
@@ -203,6 +203,7 @@ def upgrade_documents(
             )
         else:
             outcome = upgrade_document(pd.doc.value, settings=settings, index=index, file=name)
+            answer(outcome, pd.doc.value, settings)  # what the conversion asked the judge
         part.findings.extend(locate(f) for f in outcome.findings)
         if adjust is not None:
             outcome.value = adjust(pd, outcome.value)

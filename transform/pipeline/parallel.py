@@ -76,6 +76,11 @@ class Plan:
         if self.preloaded:
             return
         self.preloaded = True
+        # lazy: the validators and their schemas load only when a document is validated (here: workers follow)
+        from transform.validate import documents
+        from transform.validate import target as _judge  # noqa: F401  (imported for the workers to inherit)
+
+        documents.preload(self.settings.target)
         dispatch.preload(self.settings)
         nodes.compile_patterns(non_ascii=not all(i.data.isascii() for i in self.items))
 
