@@ -84,9 +84,16 @@ class RunResult:
         return [r for r in self.results if r.changed]
 
 
-def read_sources(paths: list[str], settings: Settings, run: RunResult, found: list[str]) -> list[Item]:
-    """The inputs of a file command: stdin (`["-"]`) or the files under `paths`, each read once within
-    the size limits (`read_inputs`); `found`: every file read, candidate or not."""
+def read_sources(
+    paths: list[str],
+    settings: Settings,
+    run: RunResult,
+    found: list[str],
+    include: tuple[str, ...] = (),
+    exclude: tuple[str, ...] = (),
+) -> list[Item]:
+    """The inputs of a file command: stdin (`["-"]`) or the files under `paths` (--include/--exclude), each
+    read once within the size limits (`read_inputs`); `found`: every file read, candidate or not."""
     limit = file_limit(settings.max_document_bytes)
     if paths == ["-"]:
         run.files_seen = 1
@@ -99,14 +106,14 @@ def read_sources(paths: list[str], settings: Settings, run: RunResult, found: li
         from transform.pipeline import charts
 
         return [Item("<stdin>", data, None, None, *charts.role_of("", data))]
-    items = read_inputs(_noted(discover(paths, settings.include, settings.exclude), found), run, limit)
+    items = read_inputs(_noted(discover(paths, include, exclude), found), run, limit)
     if not run.files_seen and not run.findings:
         run.findings.append(
             warning(
                 "input.no-files",
                 f"no files matched in {', '.join(paths)} (*.yaml, *.yml, *.json"
-                + (f"; --include {' '.join(settings.include)}" if settings.include else "")
-                + (f"; --exclude {' '.join(settings.exclude)}" if settings.exclude else "")
+                + (f"; --include {' '.join(include)}" if include else "")
+                + (f"; --exclude {' '.join(exclude)}" if exclude else "")
                 + ")",
                 file=", ".join(paths),
             )
@@ -126,7 +133,14 @@ def context_needles(items: list[Item], settings: Settings) -> tuple[str, ...]:
     return ("Kustomization", "Component")
 
 
-def read_context(paths: tuple[str, ...], settings: Settings, named: Iterable[str], inputs: list[Item]) -> list[Item]:
+def read_context(
+    paths: tuple[str, ...],
+    settings: Settings,
+    named: Iterable[str],
+    inputs: list[Item],
+    include: tuple[str, ...] = (),
+    exclude: tuple[str, ...] = (),
+) -> list[Item]:
     """--context: the files under `paths` that the index would read of them as inputs (same discovery,
     --include/--exclude, size limit and needles: those the `inputs` need), for the index only:
     never upgraded, reported or written. `named`: the paths of the run's own inputs, not read again (by
@@ -136,7 +150,7 @@ def read_context(paths: tuple[str, ...], settings: Settings, named: Iterable[str
     names = {os.path.basename(p) for p in skip}  # realpath only for these: it costs a stat per directory
     needles = context_needles(inputs, settings)
     items: list[Item] = []
-    for entry in discover(list(paths), settings.include, settings.exclude):
+    for entry in discover(list(paths), include, exclude):
         if isinstance(entry, Skipped):
             continue
         if os.path.basename(entry.path) in names and os.path.realpath(entry.path) in skip:

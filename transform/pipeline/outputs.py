@@ -23,7 +23,6 @@ from transform.model.findings import Finding, error, quote_name
 from transform.pipeline import sinks
 
 if TYPE_CHECKING:
-    from transform.model.settings import Settings
     from transform.pipeline.batch import Item
     from transform.pipeline.parts import FileResult
     from transform.pipeline.upgrade import Plan
@@ -129,17 +128,20 @@ def _read_only(path: str) -> bool:
         return False
 
 
-def sink_for(command: str, settings: Settings, *, stdin: bool, names: dict[str, str]) -> Sink:
-    """The sink of a file command: what `command` does with a planned file."""
+def sink_for(
+    command: str, *, stdin: bool, names: dict[str, str], output_dir: str | None = None, force: bool = False
+) -> Sink:
+    """The sink of a file command: what `command` does with a planned file (`fix`: in place, rewriting
+    read-only files only with `force`, or into `output_dir`)."""
     if command == "diff":
         return Diff(stdin)
     if command != "fix":
         return Discard()
     if stdin:
         return Stream()
-    if settings.output_dir:
-        return IntoDir(sinks.OutputDir(settings.output_dir), names)
-    return InPlace(settings.force)
+    if output_dir:
+        return IntoDir(sinks.OutputDir(output_dir), names)
+    return InPlace(force)
 
 
 @dataclass
