@@ -216,7 +216,10 @@ def read_inputs(
 # at most KEEP_TREES_BYTES with its node tree (about 27 bytes of nodes and values per byte of text); beyond,
 # plain values only: a node tree is composed again only for a document that is edited or reported.
 KEEP_PARSED_BYTES = 2 * 1024 * 1024
-KEEP_TREES_BYTES = 256 * 1024
+KEEP_TREES_BYTES = 64 * 1024
+# At most this much input text is kept decoded and split between the passes (`Item.split`): a file's text
+# is alive during its own upgrade anyway, so the cost is only what many files hold at once.
+KEEP_SPLIT_BYTES = 16 * 1024 * 1024
 
 
 @dataclass
@@ -296,6 +299,7 @@ def build_index(
         index = Index()
         budget = KEEP_PARSED_BYTES if keep else 0
         trees = [KEEP_TREES_BYTES if keep else 0]  # (the text whose node trees may still be kept)
+        split = KEEP_SPLIT_BYTES
         for n in wanted:
             kept: Kept = {}
             parses: dict[tuple[int, int], Document] = {}
@@ -305,6 +309,10 @@ def build_index(
                 found = kept_documents(kept)
                 found.update((key, parses[key]) for key in found if key in parses)
                 items[n].parsed = {**(items[n].parsed or {}), **found}
+            if items[n].split is not None:
+                split -= len(items[n].data)
+                if split < 0:
+                    items[n].split = None  # (decoded and split again by its upgrade)
     for item in context:
         add_documents(index, item, index_documents(item, settings), settings, 0, {}, outside=True)
     if index.kustomization_resources:
