@@ -28,8 +28,6 @@ class Plan:
 
     items: list[Item]
     run: RunResult
-    index: Index | None = None
-    settings: Settings | None = None
 
 
 # A run's sink, given each stage's planned files in input order as soon as the stage is planned: it
@@ -176,4 +174,4 @@ def upgrade_items(
             elif not r.failed:
                 landed.update(r.renames)
     run.results.extend(r for r in results if r is not None)
-    return Plan(items, run, index, settings)
+    return Plan(items, run)
