@@ -111,7 +111,7 @@ def read_sources(
         run.findings.append(
             warning(
                 "input.no-files",
-                f"no files matched in {', '.join(paths)} (*.yaml, *.yml, *.json"
+                f"no files matched in {', '.join(paths)} (*.yaml, *.yml, *.json, and as *.j2"
                 + (f"; --include {' '.join(include)}" if include else "")
                 + (f"; --exclude {' '.join(exclude)}" if exclude else "")
                 + ")",
