@@ -16,6 +16,8 @@ import click
 import pytest
 import yaml
 
+from tests.support.cli import module_command
+
 ROOT = Path(__file__).resolve().parent.parent
 MAKE = ROOT / "benchmarks" / "make_corpus.py"
 FLOOR_LIBYAML = ROOT / "benchmarks" / "floor_libyaml.py"
@@ -145,7 +147,7 @@ def test_every_row_is_well_formed_and_every_issue30_figure_has_a_ratio(
 ) -> None:
     run = _run_module()
     monkeypatch.setattr(run.shutil, "which", lambda name: f"/opt/bin/{name}")
-    tool = [sys.executable, "-m", "transform"]
+    tool = module_command()
     rows, ratios = run.main_rows(Namespace(corpus=corpus, rows=None), tool)
     by_key = {r.key: r for r in rows}
     assert len(by_key) == len(rows)
@@ -184,7 +186,7 @@ def _parses(argv: list[str]) -> None:
 def test_without_check_jsonschema_its_floor_is_na(corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run = _run_module()
     monkeypatch.setattr(run.shutil, "which", lambda name: None)
-    rows, _ = run.main_rows(Namespace(corpus=corpus, rows="validate-vms"), [sys.executable, "-m", "transform"])
+    rows, _ = run.main_rows(Namespace(corpus=corpus, rows="validate-vms"), module_command())
     by_key = {r.key: r for r in rows}
     assert set(by_key) == {"validate-vms", "cjs-vms"}
     assert by_key["cjs-vms"].status == "n/a" and "not installed" in by_key["cjs-vms"].note

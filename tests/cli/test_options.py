@@ -8,8 +8,8 @@ from dataclasses import fields
 import click
 import pytest
 import tomllib
-from click.testing import CliRunner
 
+from tests.support.cli import invoke as cli_invoke
 from transform.cli import main as main_module
 from transform.cli import options
 from transform.kubevirt import releases
@@ -31,9 +31,7 @@ items:
 
 
 def invoke(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main_module.cli, list(args), input=stdin)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
+    result = cli_invoke(*args, input=stdin)
     return result.exit_code, result.stdout, result.stderr
 
 
@@ -44,11 +42,8 @@ def test_one_default_release() -> None:
 def test_every_format_has_a_renderer() -> None:
     """One list: --format offers the report registry's formats, and --help names each."""
     assert options.FORMATS == tuple(formats.RENDERERS)
-    from click.testing import CliRunner
 
-    from transform.cli.main import cli
-
-    shown = CliRunner().invoke(cli, ["check", "--help"]).output
+    shown = cli_invoke("check", "--help").output
     assert all(name in shown for name in formats.RENDERERS), shown
 
 

@@ -16,9 +16,8 @@ from types import FrameType
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from transform.cli.main import cli
+from tests.support.cli import invoke
 from transform.model import policy
 from transform.yamltext import nodes, textio
 
@@ -72,7 +71,7 @@ def _documents(text: str) -> list[str]:
 def test_each_input_is_decoded_split_and_composed_once_and_the_policy_runs_once(path: Path) -> None:
     inputs = _inputs(path)
     with counted() as calls:
-        result = CliRunner().invoke(cli, ["check", "--rename", "-j", "1", "--format", "json", str(path)])
+        result = invoke("check", "--rename", "-j", "1", "--format", "json", str(path))
     assert result.exit_code in (0, 1), result.output
     texts = {p: textio.decode(data).text for p, data in inputs.items()}
     candidates = {p for p, data in inputs.items() if textio.is_candidate(data) or p.name == "kustomization.yaml"}
@@ -91,7 +90,7 @@ def test_a_revision_file_composes_only_its_edited_document() -> None:
     kept); the verify step reads its edits back without composing the document again."""
     text = REVISIONS.read_text()
     with counted() as calls:
-        result = CliRunner().invoke(cli, ["check", "--rename", "-j", "1", str(REVISIONS)])
+        result = invoke("check", "--rename", "-j", "1", str(REVISIONS))
     assert result.exit_code == 1, result.output
     composed = {t: n for t, n in calls.composed.items() if t in _documents(text)}
     assert list(composed.values()) == [1]

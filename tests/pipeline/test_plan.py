@@ -11,9 +11,8 @@ import stat
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from transform.cli.main import cli
+from tests.support.cli import invoke
 
 UID = "2b0f9f6e-7f7e-4a59-9d35-0b7c59a2d1aa"
 OLD = f"vm-small-{UID}-1"
@@ -55,7 +54,7 @@ def test_a_read_only_revision_file_keeps_its_references(tmp_path: pathlib.Path) 
     vm.write_text(json.dumps(VM, indent=2) + "\n")
     os.chmod(rev, stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
     try:
-        result = CliRunner().invoke(cli, ["fix", "--rename", "--format", "json", str(tmp_path)])
+        result = invoke("fix", "--rename", "--format", "json", str(tmp_path))
     finally:
         os.chmod(rev, stat.S_IRUSR | stat.S_IWUSR)
     assert result.exit_code == 3, result.output
@@ -181,7 +180,7 @@ def test_a_file_after_a_failed_rename_is_planned_once(
     }
     (tmp_path / "a-rev.yaml").write_text(json.dumps(REVISION) + "\n---\n" + bad)  # a document YAML cannot read
     (tmp_path / "b-vm.yaml").write_text(json.dumps(VM) + "\n---\n" + json.dumps(it) + "\n")
-    result = CliRunner().invoke(cli, ["check", "--rename", "-j", "1", "--format", "json", str(tmp_path)])
+    result = invoke("check", "--rename", "-j", "1", "--format", "json", str(tmp_path))
     assert result.exit_code == 3, result.output
     report = json.loads(result.output)
     codes = {(pathlib.Path(f["file"]).name, f["code"]) for f in report["findings"]}
@@ -209,7 +208,7 @@ def test_a_file_after_an_unwritten_revision_is_planned_once(
     vm.write_text(json.dumps(VM, indent=2) + "\n")
     os.chmod(rev, stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
     try:
-        result = CliRunner().invoke(cli, ["fix", "--rename", "-j", "1", "--format", "json", str(tmp_path)])
+        result = invoke("fix", "--rename", "-j", "1", "--format", "json", str(tmp_path))
     finally:
         os.chmod(rev, stat.S_IRUSR | stat.S_IWUSR)
     assert result.exit_code == 3, result.output

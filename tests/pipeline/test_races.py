@@ -13,13 +13,11 @@ from typing import Any
 
 import pytest
 
+from tests.support import samples
 from transform.cli.main import main
 from transform.pipeline import outputs
 
-OLD = (
-    "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\nmetadata:\n  name: a\n"
-    "spec:\n  cpu: {guest: 1}\n  memory: {guest: 1Gi}\n"
-)
+OLD = samples.INSTANCETYPE_V1ALPHA1
 
 
 def _after_reading(monkeypatch: pytest.MonkeyPatch, swap: Callable[[], None]) -> None:
