@@ -1,11 +1,14 @@
-"""Shared fixtures: `parser` runs a test with libyaml's C parser and with the pure one."""
+"""Shared fixtures: `parser` runs a test with libyaml's C parser and with the pure one; `cli_runner` and
+`cli_process` run the command line in process and as `python -m transform` (tests/support/cli.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
+from tests.support import cli
 from transform.yamltext import nodes
 
 PARSERS = ["libyaml", "pure"]
@@ -22,3 +25,15 @@ def parser(request: pytest.FixtureRequest) -> Iterator[str]:
         yield request.param
     finally:
         nodes.use_parser(previous)
+
+
+@pytest.fixture
+def cli_runner() -> Callable[..., Any]:
+    """`cli_runner("check", path)`: the command in process (tests/support/cli.py `invoke`)."""
+    return cli.invoke
+
+
+@pytest.fixture
+def cli_process() -> Callable[..., Any]:
+    """`cli_process("fix", "-", input=b"...")`: `python -m transform` importing this checkout (`run_module`)."""
+    return cli.run_module

@@ -22,7 +22,7 @@ ALLOWED: dict[str, list[str]] = {
     "transform/convert/apiversion.py": [
         'f"a {kind} is an action: creating it again (kubectl apply, a Velero restore) runs the {verb} again; "',
     ],
-    "transform/convert/document.py": [
+    "transform/pipeline/verify.py": [
         'message=f"{f.message} (a partial object such as a kustomize patch? pass the "',
         '"kustomization that lists it, as an input or under --context, to have it judged as one)"',
     ],

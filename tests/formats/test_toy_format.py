@@ -12,9 +12,8 @@ import types
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from transform.cli import main as main_module
+from tests.support.cli import invoke
 from transform.formats import registry
 
 # The toy format's module, whole: it imports only the formats contract, the model and the facts (as any
@@ -58,9 +57,7 @@ INVENTORY = (
 
 
 def cli(*args: str) -> tuple[int, str]:
-    r = CliRunner().invoke(main_module.cli, list(args))
-    if r.exception is not None and not isinstance(r.exception, SystemExit):
-        raise r.exception
+    r = invoke(*args)
     return r.exit_code, r.stdout
 
 

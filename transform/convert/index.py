@@ -42,7 +42,10 @@ class Index:
     refs: dict[str, list[tuple[str, Hints]]] = field(default_factory=dict)  # revision -> [(ns, hints)]
     revisions: dict[str, list[str]] = field(default_factory=dict)  # name -> [ns]
     claims: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (ns, new name) -> old names
-    referencing: set[str] = field(default_factory=set)  # the files (display names) whose VMs reference a revision
+    # the files (display names) that hold each revision --rename renames, and that reference each revision
+    # (a VM's revisionName): what orders the stages of a run (`pipeline.upgrade.stages`)
+    holders: dict[str, set[str]] = field(default_factory=dict)  # old name -> files
+    referrers: dict[str, set[str]] = field(default_factory=dict)  # revision -> files
     # payloads decoded for --rename whose documents the upgrade reads in the same parse: id of `data` ->
     # (`data`, its decoding); taken by the upgrade (`take_decoded`), never merged across processes
     decoded: dict[int, tuple[Any, Decoding]] = field(default_factory=dict, repr=False, compare=False)
@@ -78,7 +81,8 @@ class Index:
         kind = doc.get("kind")
         if isinstance(doc.get("items"), list) and str(kind).endswith("List"):
             used = [
-                self.add_document(item, rename=rename, base=base, outside=outside, keep=keep) for item in doc["items"]
+                self.add_document(item, rename=rename, base=base, name=name, outside=outside, keep=keep)
+                for item in doc["items"]
             ]
             return any(used)
         ns = namespace_of(doc)
@@ -89,16 +93,17 @@ class Index:
             if isinstance(vm, dict):
                 self._add_vm(vm, namespace_of(vm) or ns, outside=outside, file=name)
         elif kind == "ControllerRevision" and payloads.is_ours(doc):
-            rev = str(_get(doc, ("metadata", "name")) or "")
-            self.revisions.setdefault(rev, []).append(ns)
+            old = str(_get(doc, ("metadata", "name")) or "")
+            self.revisions.setdefault(old, []).append(ns)
             if rename:
                 new, decoded = revisions.planned_name(doc)
                 if keep:
                     self.decoded[id(doc.get("data"))] = (doc.get("data"), decoded)
-                if new and new != rev:
+                if new and new != old:
                     if not outside:  # a revision outside the run keeps its name in this run
-                        self.renames.setdefault(rev, []).append((ns, new))
-                    self.claims.setdefault((ns, new), set()).add(rev)
+                        self.renames.setdefault(old, []).append((ns, new))
+                        self.holders.setdefault(old, set()).add(name)
+                    self.claims.setdefault((ns, new), set()).add(old)
         self.said.clear()
         return any([f.add(doc, base=base, name=name, where=where) for f in self.facts.values()])
 
@@ -116,7 +121,9 @@ class Index:
         for pair, olds in later.claims.items():
             self.claims.setdefault(pair, set()).update(olds)
         self.vm_refs += later.vm_refs
-        self.referencing |= later.referencing
+        for mine_by, theirs_by in ((self.holders, later.holders), (self.referrers, later.referrers)):
+            for rev, names in theirs_by.items():
+                mine_by.setdefault(rev, set()).update(names)
         for rev, files in later.outside_refs.items():
             self.outside_refs.setdefault(rev, []).extend(files)
         self.said.clear()
@@ -147,8 +154,8 @@ class Index:
                 if isinstance(rev, str) and rev:
                     hints = revisions.Hints(family, str(kind or ""), name)
                     self.refs.setdefault(rev, []).append((ns, hints))
-                    if file:
-                        self.referencing.add(file)
+                    if file and not outside:
+                        self.referrers.setdefault(rev, set()).add(file)
                     if own:
                         self.vm_refs.append((ns, name, family, rev, ".".join(path)))
                     if outside:

@@ -24,7 +24,7 @@ from transform.model.policy import Judgement, Stage, verdict
 from transform.model.settings import Settings
 from transform.pipeline import aliases
 from transform.pipeline.results import FileResult, ParsedDoc, Part, Reading, Span, finish
-from transform.pipeline.verify import verify
+from transform.pipeline.verify import answer, verify
 from transform.yamltext import edits, emit, nodepath, textio
 from transform.yamltext import nodes as yamlnodes
 
@@ -37,17 +37,19 @@ def iter_documents(
     needles: tuple[str, ...] = textio.NEEDLES_STR,
     parsed: dict[tuple[int, int], yamlnodes.Document] | None = None,
     span: Span | None = None,
+    chunks: list[textio.Chunk] | None = None,
 ) -> Iterator[ParsedDoc]:
     """Parse, one at a time, the documents that hold a needle; report those that cannot be parsed.
 
     A generator: a 20 MB export is never held as parsed trees all at once. `parsed`: documents an
     earlier pass over the same text already parsed (and checked), by (start, end) of their chunk;
     each is taken out of it when used. `span`: only these chunks (a worker's share of a large file;
-    documents keep their index and lines in the whole file).
+    documents keep their index and lines in the whole file). `chunks`: the text's documents, when an
+    earlier pass split it already (`textio.split_documents`).
     """
     text = source.text
     if span is None:
-        chunks, doc_index, line0, counted = textio.split_documents(text), -1, 0, 0
+        chunks, doc_index, line0, counted = textio.split_documents(text) if chunks is None else chunks, -1, 0, 0
     else:
         chunks, doc_index, line0 = span.chunks[span.lo : span.hi], span.docs - 1, span.lines
         counted = chunks[0].start if chunks else 0
@@ -144,38 +146,15 @@ def upgrade_file(
     parsed: dict[tuple[int, int], yamlnodes.Document] | None = None,
     held: Held | None = None,
     reading: Reading | None = None,
-    judged: dict[bytes, Any] | None = None,
+    split: tuple[textio.Source, list[textio.Chunk]] | None = None,
 ) -> FileResult:
     """One file's upgrade, with the run's policy applied: --select/--ignore drop warnings, --strict
     makes the rest errors, and a file with an error keeps its text (it is never written).
     `parsed`: this file's documents the index pass already parsed (see `iter_documents`).
     `held`: the container format that holds it (`formats.detect`), which reads it as text.
     `reading`: how its source has the documents read (`results.Reading`), when not as a file's.
-    `judged`: the judgements of its first upgrade (`FileResult.judged`), when it is planned again: its
-    documents are not judged again. A file whose references follow a rename keeps its judgements (they
-    are made so only for a file whose VMs the index saw reference a revision, when revisions are renamed)."""
-    if judged is None and not (index.renames and name in index.referencing):
-        return _upgrade_file(name, data, settings, index, parsed, held, reading)
-    # lazy: the validators and their schemas load only when a document is validated
-    from transform.validate.target import remembered
-
-    with remembered({} if judged is None else judged) as memo:
-        result = _upgrade_file(name, data, settings, index, parsed, held, reading)
-    if any(f.code == "reference.renamed" for f in result.findings):
-        result.judged = memo
-    return result
-
-
-def _upgrade_file(
-    name: str,
-    data: bytes,
-    settings: Settings,
-    index: Index,
-    parsed: dict[tuple[int, int], yamlnodes.Document] | None,
-    held: Held | None,
-    reading: Reading | None,
-) -> FileResult:
-    result = FileResult(name, reading.whole if reading is not None else None)
+    `split`: its text and documents, when the index pass decoded and split it already (`inputs.Item.split`)."""
+    result = FileResult(name, reading.whole if reading is not None else split[0] if split is not None else None)
     try:
         result.source = result.source or textio.decode(data)
     except textio.ReadError as exc:
@@ -189,7 +168,8 @@ def _upgrade_file(
         part = upgrade_documents(name, reading.source, settings, index, parsed, reading.span, reading)
         part = registry.named(reading.format).reassemble(reading.state, part) if reading.format else part
         return finish(result, [part], replace(settings, inline_ignores=False) if reading.own_ignores else settings)
-    return finish(result, [upgrade_documents(name, result.source, settings, index, parsed)], settings)
+    chunks = split[1] if split is not None else None
+    return finish(result, [upgrade_documents(name, result.source, settings, index, parsed, chunks=chunks)], settings)
 
 
 def format_file(name: str, source: textio.Source, settings: Settings, held: Held) -> Part:
@@ -219,6 +199,7 @@ def upgrade_documents(
     parsed: dict[tuple[int, int], yamlnodes.Document] | None = None,
     span: Span | None = None,
     reading: Reading | None = None,
+    chunks: list[textio.Chunk] | None = None,
 ) -> Part:
     """Upgrade the candidate documents of a file (of `span`, if given): plan, apply, verify each.
     `reading`: its format says the value to write for each upgraded one (`Format.adjust`: the KRM items)."""
@@ -228,7 +209,7 @@ def upgrade_documents(
         index.facts.update(registry.facts())
     rules, unpackers = registry.rules(), registry.answering("unpack")
     needles = ("",) if formats.whole_file(name) else textio.NEEDLES_STR
-    for pd in iter_documents(name, source, settings, part.findings, needles, parsed, span):
+    for pd in iter_documents(name, source, settings, part.findings, needles, parsed, span, chunks):
         if pd.doc is None:
             continue
         locate = locator(name, pd, pd.line0)
@@ -241,6 +222,7 @@ def upgrade_documents(
             outcome = got
         else:
             outcome = upgrade_document(pd.doc.value, settings=settings, index=index, file=name, rules=rules)
+            answer(outcome, pd.doc.value, settings)  # what the conversion asked the judge
         part.findings.extend(locate(f) for f in outcome.findings)
         if adjusting is not None and reading is not None:
             outcome.value = adjusting.adjust(reading.state, pd.index, pd.doc.value, outcome.value)
