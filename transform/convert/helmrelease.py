@@ -87,15 +87,27 @@ def decode(kind: str, value: str, limit: int) -> Record:
         raw = _gunzip(raw, limit)
     elif len(raw) > limit:
         raise ReleaseError(f"the release is {len(raw)} bytes, over the limit of {limit}")
+    # lazy: the parsing stack is imported once a file is a candidate
+    from transform.yamltext.nodes import MAX_DEPTH, json_depth
+
+    how = "gunzipped data" if gzipped else "data (not gzip either)"
     try:
         text = raw.decode("utf-8")
+        if json_depth(text) > MAX_DEPTH:  # the document limit, checked before decoding
+            raise ReleaseError(f"the release JSON nests deeper than {MAX_DEPTH} levels (the document limit)")
         release = json.loads(text)
-    except (UnicodeDecodeError, ValueError):
-        how = "gunzipped data" if gzipped else "data (not gzip either)"
+    except (UnicodeDecodeError, ValueError, RecursionError):
         raise ReleaseError(f"the release's {how} is not JSON") from None
     if not isinstance(release, dict) or not isinstance(release.get("manifest"), str):
         raise ReleaseError("the release JSON has no manifest string")
-    return Record(kind, gzipped, text, _manifest_span(text), release["manifest"])
+    manifest = release["manifest"]
+    if not manifest.isascii():
+        try:
+            manifest.encode("utf-8")
+        except UnicodeEncodeError as exc:  # a lone surrogate escape (`\ud800`): no text Helm or YAML can hold
+            bad = f"\\u{ord(manifest[exc.start]):04x}"
+            raise ReleaseError(f"the release's manifest holds a lone surrogate escape ({bad}), not text") from None
+    return Record(kind, gzipped, text, _manifest_span(text), manifest)
 
 
 def _gunzip(raw: bytes, limit: int) -> bytes:

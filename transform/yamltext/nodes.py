@@ -374,6 +374,9 @@ def _json_depth(text: str) -> int:
     return depth
 
 
+json_depth = _json_depth  # public: a decoder of an embedded JSON payload checks it before json.loads
+
+
 def parse(text: str) -> Document | None:
     """Parse one document: JSON by the json module, YAML composed with positions; None when empty."""
     doc = _json(text)
