@@ -13,8 +13,8 @@ from transform.model.findings import Finding, warning
 
 KINDS: frozenset[str] = frozenset(k for r in apis.TABLE for k in (*r.kinds, *r.kind_renames))
 _BLOCK = re.compile(r"[ \t]+(?:&\S+[ \t]+|![^ \t]*[ \t]+)*[|>][-+0-9]*[ \t]*(?:#.*)?$")
-_ACTION = re.compile(r"\{\{.*?\}\}")
-_COMMENT_ACTION = re.compile(r"[ \t]*\{\{-?[ \t]*/\*.*?\*/[ \t]*-?\}\}")
+_COMMENT_OPEN = re.compile(r"\{\{-?[ \t]*/\*")
+_COMMENT_CLOSE = re.compile(r"\*/[ \t]*-?\}\}")
 _VALUE = re.compile(r"""[ \t]*(?P<q>["']?)(?P<v>[^"'#\s,][^"'#\s,]*)(?P=q)[ \t]*,?[ \t]*(?:#.*)?$""")
 
 
@@ -45,7 +45,7 @@ def read_line(number: int, raw: str) -> Line | None:
     if not content or content.startswith("#"):
         return None
     first = len(text) - len(content)
-    if content.startswith("{{") and not _ACTION.sub("", content).strip():
+    if content.startswith("{{") and not _masked(content, _actions(content), "").strip():
         return None
     if content.startswith("---") and content[3:4] in ("", " ", "\t"):
         return Line(number, first, first, None, False, "", 0, boundary=True)
@@ -82,7 +82,7 @@ def structure(raw: list[str]) -> list[Line]:
 def literal(value: str) -> tuple[str, int, int] | None:
     """(value, start, end) of a one-line scalar value (quotes kept out of the span); None if templated. A
     template comment after it (`kubevirt.io/v1alpha3 {{- /* legacy */}}`) renders nothing: the value is literal."""
-    value = _COMMENT_ACTION.sub(lambda m: " " * len(m.group()), value)
+    value = _masked(value, _comment_actions(value), " ")
     if "{{" in value:
         return None
     m = _VALUE.match(value)
@@ -113,5 +113,56 @@ def templated(out: Result, ln: Line, kind: str | None, targets: apis.Targets, wh
 
 def without_comment(value: str) -> str:
     """A templated value as written, less a trailing `# comment` outside its `{{ }}` actions."""
-    at = _ACTION.sub(lambda m: "x" * len(m.group()), value).find(" #")
+    at = _masked(value, _actions(value), "x").find(" #")
     return (value[:at] if at >= 0 else value).strip()
+
+
+# Template actions found in one pass, never by a lazy regex tried at every `{{` (quadratic on a line of
+# many unclosed `{{`): an action runs from `{{` to the first `}}` after it; once no `}}` follows, none does.
+
+
+def _actions(text: str) -> list[tuple[int, int]]:
+    """The spans of `{{ ... }}` actions, left to right (what `\\{\\{.*?\\}\\}` matches), in linear time."""
+    out: list[tuple[int, int]] = []
+    at = text.find("{{")
+    while at >= 0:
+        close = text.find("}}", at + 2)
+        if close < 0:
+            break
+        out.append((at, close + 2))
+        at = text.find("{{", close + 2)
+    return out
+
+
+def _comment_actions(text: str) -> list[tuple[int, int]]:
+    """The spans of `{{/* ... */}}` comment actions (trim markers and the white space before them
+    included), in linear time: a comment ends at its first `*/`, as Go's lexer reads it."""
+    out: list[tuple[int, int]] = []
+    seen = -1  # the `*/` a previous opening reached: a later opening before it reaches the same one
+    m = _COMMENT_OPEN.search(text)
+    while m is not None:
+        body = m.end()
+        if seen < body:
+            seen = text.find("*/", body)
+            if seen < 0:
+                break
+        close = _COMMENT_CLOSE.match(text, seen)
+        if close is None:
+            m = _COMMENT_OPEN.search(text, m.start() + 1)
+            continue
+        start = m.start()
+        while start > 0 and text[start - 1] in " \t":
+            start -= 1
+        out.append((start, close.end()))
+        m = _COMMENT_OPEN.search(text, close.end())
+    return out
+
+
+def _masked(text: str, spans: list[tuple[int, int]], fill: str) -> str:
+    """`text` with each span replaced by `fill` repeated to its length (or removed: fill "")."""
+    out, pos = [], 0
+    for a, b in spans:
+        out += [text[pos:a], fill * (b - a)]
+        pos = b
+    out.append(text[pos:])
+    return "".join(out)

@@ -111,20 +111,27 @@ def decode(kind: str, value: str, limit: int) -> Record:
 
 
 def _gunzip(raw: bytes, limit: int) -> bytes:
-    """gzip members decompressed, never more than `limit` bytes (a bomb stops there)."""
+    """gzip members decompressed, never more than `limit` bytes (a bomb stops there). Linear in the
+    input however many members it has: each member is fed in chunks growing from a small one, so
+    what a member leaves unused (zlib copies it) is never more than twice the member."""
     out: list[bytes] = []
-    size = 0
+    size, pos, view = 0, 0, memoryview(raw)
     try:
-        while raw:
+        while pos < len(raw):
             d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-            chunk = d.decompress(raw, limit + 1 - size)
-            size += len(chunk)
-            out.append(chunk)
-            if size > limit or d.unconsumed_tail:
-                raise ReleaseError(f"the gunzipped release is over the limit of {limit} bytes (a gzip bomb?)")
-            if not d.eof:
-                raise ReleaseError("the release's gzip data is truncated")
-            raw = d.unused_data
+            step = 64  # a gzip member is at least 20 bytes
+            while not d.eof:
+                if pos >= len(raw):
+                    raise ReleaseError("the release's gzip data is truncated")
+                fed = view[pos : pos + step]
+                pos += len(fed)
+                step = min(step * 2, 1 << 20)
+                chunk = d.decompress(fed, limit + 1 - size)
+                size += len(chunk)
+                out.append(chunk)
+                if size > limit or d.unconsumed_tail:
+                    raise ReleaseError(f"the gunzipped release is over the limit of {limit} bytes (a gzip bomb?)")
+            pos -= len(d.unused_data)  # the next member starts where this one ended
     except zlib.error as exc:
         raise ReleaseError(f"the release's gzip data is corrupt ({exc})") from None
     return b"".join(out)
