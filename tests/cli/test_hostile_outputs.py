@@ -144,3 +144,67 @@ def test_a_regular_file_is_still_replaced_atomically(
     assert code == (1 if command == "check" else 0)
     assert report.stat().st_ino != inode and stat.S_IMODE(report.stat().st_mode) == 0o640  # a new file, renamed
     assert "old report" not in report.read_text()
+
+
+# ---- item 11: standard output that fails ---------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+OLD_VM = "apiVersion: kubevirt.io/v1alpha3\nkind: VirtualMachine\nmetadata:\n  name: v{i}\nspec: {{}}\n"
+RESOURCE_LIST = '{"apiVersion":"config.kubernetes.io/v1","kind":"ResourceList","items":[]}'
+
+
+def _vms(tmp_path: Path, n: int) -> Path:
+    root = tmp_path / "vms"
+    root.mkdir()
+    for i in range(n):
+        (root / f"v{i}.yaml").write_text(OLD_VM.format(i=i))
+    return root
+
+
+def _cli(args: list[str], **kw: Any) -> Any:
+    import subprocess
+    import sys
+
+    return subprocess.Popen([sys.executable, "-m", "transform", *args], cwd=ROOT, stderr=subprocess.PIPE, **kw)
+
+
+@pytest.mark.parametrize("command", ["check", "diff", "fix -", "krm", "export", "scan"])
+def test_a_full_standard_output_is_an_error_naming_it(command: str, tmp_path: Path) -> None:
+    """Was: exit 123 (OSError ENOSPC). /dev/full: every write fails with ENOSPC."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    tree = _vms(tmp_path, 3)
+    args = {
+        "check": ["check", str(tree)],
+        "diff": ["diff", str(tree)],
+        "fix -": ["fix", "-"],
+        "krm": ["krm"],
+        "export": ["export", "pluto"],
+        "scan": ["scan", str(tree)],
+    }[command]
+    stdin = OLD_VM.format(i=0) if command == "fix -" else RESOURCE_LIST if command == "krm" else ""
+    import subprocess
+
+    with open("/dev/full", "w") as full:
+        proc = _cli(args, stdin=subprocess.PIPE, stdout=full)
+        _, err = proc.communicate(stdin.encode())
+    said = err.decode()
+    assert proc.returncode == 3, said
+    assert "standard output" in said and "No space left on device" in said
+    assert "internal error" not in said and "Traceback" not in said and "Exception ignored" not in said
+
+
+@pytest.mark.parametrize("command", ["diff", "check"])
+def test_a_closed_pipe_ends_the_run_quietly(command: str, tmp_path: Path) -> None:
+    """Was: exit 123 (BrokenPipeError) for `diff TREE | head -1`. Now the exit status a tool ended by
+    SIGPIPE has (141), and nothing on stderr."""
+    import subprocess
+
+    tree = _vms(tmp_path, 3)
+    proc = _cli([command, str(tree)], stdout=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone (`head -1` had its line) before the run writes
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait() == 141, err
+    assert err == ""
