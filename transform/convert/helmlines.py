@@ -61,22 +61,118 @@ def read_line(number: int, raw: str) -> Line | None:
 
 
 def structure(raw: list[str]) -> list[Line]:
-    """The lines that structure the text: not blank, comment or action-only lines, nor a block scalar's."""
+    """The lines that structure the text: not blank, comment or action-only lines, nor a block scalar's
+    (a template line inside one, `{{ include ... | indent 4 }}` at column 0, does not end it), nor the
+    lines inside a quoted scalar or a template action (`{{/* ... */}}`, `{% %}`, `{# #}`) that spans
+    lines: what they say is text, not a key."""
     out: list[Line] = []
     block = -1  # the key column of the block scalar being read
+    inside: str | None = None  # the delimiter that closes the action or quoted scalar an earlier line opened
     for n, r in enumerate(raw):
+        text = r.rstrip("\r")
+        if inside is not None:
+            at = _closing(text, 0, inside)
+            if at < 0:
+                continue
+            inside = _opened(text, at)
+            continue
         if block >= 0:
-            text = r.rstrip("\r")
             if not text.strip() or len(text) - len(text.lstrip(" ")) > block:
+                continue
+            content = text.lstrip(" ")
+            if content.startswith(_OPENERS) and _action_only(content):
+                inside = _opened(text, 0)
                 continue
             block = -1
         ln = read_line(n, r)
-        if ln is None:
+        inside = _opened(text, 0)
+        if ln is None or (ln.key is None and text.lstrip(" ").startswith(_OPENERS) and _action_only(text)):
             continue
         out.append(ln)
         if ln.key is not None and _BLOCK.match(ln.value):
             block = ln.key_col
     return out
+
+
+_OPENERS = ("{{", "{%", "{#")
+_CLOSERS = {"{{": "}}", "{%": "%}", "{#": "#}"}
+_OPEN_ANY = re.compile(r"\{[{%#]|[\"']")
+_ACTION_OPEN = re.compile(r"\{[{%#]")
+
+
+def _action_only(content: str) -> bool:
+    """A line of template actions only (`{{ }}`, `{% %}`, `{# #}`; an unclosed one at its end included)."""
+    pos = 0
+    while True:
+        m = _ACTION_OPEN.search(content, pos)
+        if m is None:
+            return not content[pos:].strip()
+        at = m.start()
+        if content[pos:at].strip():
+            return False
+        end = _closing(content, at + 2, _CLOSERS[content[at : at + 2]])
+        if end < 0:
+            return True
+        pos = end
+
+
+def _closing(text: str, start: int, delimiter: str) -> int:
+    """Where the action or quoted scalar closed by `delimiter` ends in `text` (past the delimiter), or -1."""
+    if delimiter == "'":
+        at = start
+        while True:
+            at = text.find("'", at)
+            if at < 0 or text[at + 1 : at + 2] != "'":
+                return at + 1 if at >= 0 else -1
+            at += 2  # '' is a quote inside
+    if delimiter == '"':
+        at = start
+        while True:
+            at = text.find('"', at)
+            if at < 0:
+                return -1
+            slashes = 0
+            while at - 1 - slashes >= start and text[at - 1 - slashes] == "\\":
+                slashes += 1
+            if slashes % 2 == 0:
+                return at + 1
+            at += 1
+    at = text.find(delimiter, start)
+    return at + len(delimiter) if at >= 0 else -1
+
+
+def _opened(text: str, start: int) -> str | None:
+    """The delimiter still awaited at the end of the line: an action or a quoted scalar opened from
+    `start` and not closed on it (each scanned once: linear in the line)."""
+    m = _OPEN_ANY.search(text, start)
+    while m is not None:
+        opener = m.group()
+        if opener in _CLOSERS:
+            comment = opener == "{{" and re.match(r"-?[ \t]*/\*", text[m.end() : m.end() + 64])
+            delimiter = "*/" if comment else _CLOSERS[opener]
+        elif _starts_scalar(text, start, m.start()):
+            delimiter = opener
+        else:  # a quote inside a plain scalar or a comment: a character like any other
+            m = _OPEN_ANY.search(text, m.end())
+            continue
+        end = _closing(text, m.end(), delimiter)
+        if end < 0:
+            return delimiter
+        m = _OPEN_ANY.search(text, end)
+    return None
+
+
+def _starts_scalar(text: str, start: int, at: int) -> bool:
+    """Does a quote at `at` open a quoted scalar: first on its line, or after `key: ` or `- `?"""
+    before = at
+    while before > start and text[before - 1] in " \t":
+        before -= 1
+    if before == start:
+        return start == 0  # first on its line (after a closed action or quote: part of a plain scalar)
+    c = text[before - 1]
+    if c == ":":
+        return before < at  # `key: "...`, not `a:"b`
+    return c == "-" and before < at and (before - 1 == 0 or text[before - 2] in " \t")
 
 
 def literal(value: str) -> tuple[str, int, int] | None:
