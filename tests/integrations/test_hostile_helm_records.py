@@ -93,3 +93,51 @@ def test_backup_writes_every_other_member(
     for rel in members:
         if rel != good:
             assert (dest / rel).read_bytes() == (src / rel).read_bytes()
+
+
+# ---- item 8: records as the items of a `kind: List` (what `kubectl get secrets -o yaml` writes) ----
+
+
+def secret_list(*items: dict[str, Any]) -> str:
+    import yaml
+
+    return yaml.safe_dump(
+        {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": list(items)}
+    )
+
+
+@pytest.mark.parametrize("kind", ["Secret", "ConfigMap"])
+def test_records_in_a_list_are_upgraded_as_lone_records(
+    kind: str, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Was: "nothing would break", exit 0, the records left at old versions."""
+    import yaml
+
+    old = record(1, "superseded", kind)
+    new = record(2, "deployed", kind)
+    other = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "plain"}, "type": "Opaque"}
+    path = tmp_path / "secrets.yaml"
+    path.write_text(secret_list(old, new, other))
+    code, out = run(["scan", str(path)], capsys)
+    assert code == 1 and "Helm release default/vms v2: VirtualMachineInstancetype/small in its manifest" in out, out
+    code, out = run(["check", str(path)], capsys)
+    assert code == 1 and "[helm.release-upgraded]" in out and "vms v2" in out and "vms v1" not in out, out
+    assert "items[1].data.release" in out
+    code, out = run(["fix", str(path)], capsys)
+    assert code == 1, out
+    got = yaml.safe_load(path.read_text())["items"]
+    only_manifest_changed(decoded(new), decoded(got[1]))
+    assert got[0] == old and got[2] == other  # the superseded revision (default: latest) and the rest kept
+    assert {k: v for k, v in got[1].items() if k != "data"} == {k: v for k, v in new.items() if k != "data"}
+    assert run(["check", str(path)], capsys)[0] == 0
+
+
+def test_a_bad_record_in_a_list_is_named_and_the_file_left(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "secrets.yaml"
+    text = secret_list(hostile_record("deep", "Secret"), record(1, "deployed"))
+    path.write_text(text)
+    code, out = run(["fix", str(path)], capsys)
+    assert code == 3 and "[helm.bad-release]" in out and "items[0].data.release" in out, out
+    assert path.read_text() == text

@@ -102,6 +102,9 @@ def scan_items(
                 _release(scan, name, pd.index, driver, pd.doc.value, where(("data", "release")), settings)
                 continue
             for path, obj in embedding.walk(pd.doc.value):
+                if path and textio.HELM_NEEDLE in pd.text and (driver := helmrelease.driver(obj)):  # a List's item
+                    _release(scan, name, pd.index, driver, obj, where((*path, "data", "release")), settings)
+                    continue
                 _visit(scan, obj, path, name, pd.index, where)
         scan.errors.extend(problems)
     links = analyse(scan.revisions, scan.vms, scan.target)

@@ -16,6 +16,7 @@ from transform.convert import helmrelease
 from transform.convert.dispatch import upgrade_document
 from transform.convert.index import Index
 from transform.convert.kustomize import is_kustomization_file
+from transform.convert.outcome import Outcome
 from transform.model import plain
 from transform.model.findings import Finding, error
 from transform.model.policy import Judgement, Stage, verdict
@@ -222,6 +223,8 @@ def upgrade_documents(
             )
         else:
             outcome = upgrade_document(pd.doc.value, settings=settings, index=index, file=name)
+            if textio.HELM_NEEDLE in pd.text:  # records as items of a List (`kubectl get secrets -o yaml`)
+                _records_in_list(outcome, pd.doc.value, settings, index)
         part.findings.extend(locate(f) for f in outcome.findings)
         if adjust is not None:
             outcome.value = adjust(pd, outcome.value)
@@ -288,6 +291,24 @@ def duplicate_keys(pd: ParsedDoc, settings: Settings, locate: Any) -> list[Findi
         return []
     found = [error("input.duplicate-key", msg, path) for path, _ in pd.doc.duplicates]
     return [locate(f) for f in verdict(Judgement(own=found), Stage.CURRENT, strict=settings.strict)]
+
+
+def _records_in_list(outcome: Outcome, doc: Any, settings: Settings, index: Index) -> None:
+    """Each Helm release record among the items of a `kind: List`, upgraded as a lone record is; its
+    findings and change said at its item."""
+    items = doc.get("items") if isinstance(doc, dict) and str(doc.get("kind")).endswith("List") else None
+    for i, item in enumerate(items if isinstance(items, list) else []):
+        kind = helmrelease.driver(item)
+        if kind is None:
+            continue
+        at = ("items", i)
+        done = helmrecords.upgrade_record(
+            item, kind, settings, index, lambda n, s: upgrade_documents(n, s, settings, Index())
+        )
+        outcome.findings += [f.at(path=at + f.path) for f in done.findings]
+        if done.changes and not done.error:
+            outcome.set(at + helmrecords.WHERE, done.value["data"]["release"])
+            outcome.changes += [replace(c, path=at + c.path) for c in done.changes]
 
 
 def locator(name: str, pd: ParsedDoc, line0: int) -> Any:
