@@ -35,6 +35,7 @@ def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str 
     file = own_file(value, file)  # a ResourceList's item (or, read whole, its items): their own files
     for path, obj in embedding.walk(value):
         _visit(out, path, obj, settings, index, own_file(obj, file) if path[:1] == ("items",) else file)
+        objects.parameter_api_version(out, path, obj, value, settings)  # in an OpenShift Template
     return out
 
 

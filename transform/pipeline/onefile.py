@@ -244,15 +244,16 @@ def upgrade_documents(
                 )
             )
             continue
-        shared = aliases.shared_edit(root, pd.doc.value, outcome.value) if "*" in pd.text else None
+        merges = "<<" in pd.text
+        shared = aliases.shared_edit(root, pd.doc.value, outcome.value, merges) if "*" in pd.text or merges else None
         if shared is not None:
             path, node = shared
             part.findings.append(
                 error(
                     "input.alias",
                     "this value would change, but it is defined by an anchor that is also used elsewhere "
-                    "(an alias or a `<<` merge): the tool cannot change one use without the other; write the "
-                    "value out in full where it must change",
+                    "(an alias or a `<<` merge), or comes from a `<<` merge key: the tool changes a mapping's own "
+                    "keys, one use at a time; write the value out in full where it must change",
                     path,
                     file=name,
                     line=pd.line0 + node.start_mark.line + 1,
