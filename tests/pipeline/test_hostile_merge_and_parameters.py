@@ -94,3 +94,11 @@ def test_a_parameter_apiversion_beside_another_kind_is_not_ours(
     path.write_text(TEMPLATE.format(api="${API}", default="  value: v1\n", kind="ConfigMap"))
     code, out = report(["check", str(path)], capsys)
     assert not [f for f in out["findings"] if f["code"] == "input.templated-apiversion"]
+
+
+def test_scan_says_it_too(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "t.yaml"
+    path.write_text(TEMPLATE.format(api="${API}", default="  value: kubevirt.io/v1alpha3\n", kind="VirtualMachine"))
+    code = main(["scan", str(path)])
+    out = capsys.readouterr().out
+    assert code == 1 and "[input.templated-apiversion]" in out and "default kubevirt.io/v1alpha3" in out, out

@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from transform.convert import helmrelease, helmvalues, payloads
+from transform.convert import helmrelease, helmvalues, objects, payloads
+from transform.convert.outcome import Outcome
 from transform.kubevirt import apis, embedding, releases
 from transform.model.findings import Finding, Severity, error
 from transform.model.plain import as_map
@@ -106,6 +107,9 @@ def scan_items(
                     _release(scan, name, pd.index, driver, obj, where((*path, "data", "release")), settings)
                     continue
                 _visit(scan, obj, path, name, pd.index, where)
+                said = Outcome(obj)  # an apiVersion that is an OpenShift Template's parameter: said as check says it
+                objects.parameter_api_version(said, path, obj, pd.doc.value, settings)
+                scan.breaking += [f.at(file=name, line=where(f.path), doc=pd.index) for f in said.findings]
         scan.errors.extend(problems)
     links = analyse(scan.revisions, scan.vms, scan.target)
     scan.dangling, scan.orphans, scan.mismatches = links.dangling, links.orphans, links.mismatches
