@@ -200,11 +200,16 @@ def templated(out: Result, ln: Line, kind: str | None, targets: apis.Targets, wh
     out.findings.append(
         warning(
             "helm.templated-apiversion",
-            f"apiVersion is templated ({without_comment(ln.value)}): the tool cannot see its value; make sure it "
-            f"renders to a version the target serves{hint}, e.g. in values.yaml",
+            f"apiVersion is templated ({_clipped(without_comment(ln.value))}): the tool cannot see its value; make "
+            f"sure it renders to a version the target serves{hint}, e.g. in values.yaml",
             **where,
         )
     )
+
+
+def _clipped(text: str, most: int = 120) -> str:
+    """A value quoted in a message, at most `most` characters (a 100 KB line is not repeated whole)."""
+    return text if len(text) <= most else text[: most - 3] + "..."
 
 
 def without_comment(value: str) -> str:
