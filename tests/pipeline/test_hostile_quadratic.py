@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 
 from tests.integrations.test_helm_releases import UPGRADED, decoded, go_json, record, release, run
-from transform.convert import helmrelease, helmtemplate
+from transform.convert import helmrelease
+from transform.formats.helm_chart import template as helmtemplate
 from transform.kubevirt import apis
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -11,8 +11,8 @@ import pathlib
 
 import pytest
 
+from tests.formats.test_helm_charts import chart, cli  # noqa: F401  (the fixture, used by name)
 from tests.oracles.helm_render import needs_helm, only_api_versions_moved, render
-from tests.pipeline.test_helm_charts import chart, cli  # noqa: F401  (the fixture, used by name)
 
 HEAD = """\
 apiVersion: kubevirt.io/v1alpha3
@@ -97,7 +97,7 @@ def test_helm_renders_the_same_objects_after_fix(case: str, tmp_path: pathlib.Pa
 
 @needs_helm
 def test_helm_renders_the_chart_tests_chart_the_same_after_fix(chart: pathlib.Path) -> None:  # noqa: F811
-    """The chart of tests/pipeline/test_helm_charts.py (with the label helper it includes), rendered
+    """The chart of tests/formats/test_helm_charts.py (with the label helper it includes), rendered
     with two VMs: every object the same after fix, only apiVersions moved."""
     (chart / "templates" / "_labels.tpl").write_text('{{- define "vms.labels" -}}\napp: vms\n{{- end }}\n')
     values = {"vms": [{"name": "a"}, {"name": "b", "size": "u1.medium"}]}

@@ -54,7 +54,7 @@ def _run(fmt: str, directory: str | None, output_file: str | None, kubevirt: Any
     targets = apis.Targets(kubevirt, cdi)
     if directory is not None:
         # lazy: start-up, as above
-        from transform.pipeline.sinks import OutputDir, WriteError
+        from transform.pipeline.writes import OutputDir, WriteError
 
         files = peers.kubeconform_schemas(targets)
         # each schema replaced atomically, in a directory checked to be inside DIR (a link leading out

@@ -12,7 +12,7 @@ import re
 import stat
 from collections.abc import Iterable
 
-from transform.pipeline.sinks import TMP_PREFIX
+from transform.pipeline.writes import TMP_PREFIX
 
 
 def clash(
