@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pathlib
+from dataclasses import fields
 
 import click
 import pytest
@@ -52,9 +53,13 @@ def test_every_format_has_a_renderer() -> None:
 
 
 def test_every_option_lands_in_settings() -> None:
+    """The engine's options in its `Settings`, the shell's in `RunOptions` beside it (issue 29 §2): the engine
+    never sees output paths or report formats."""
     s = options.settings({"rename": True, "target": (1, 7), "jobs": 2, "fmt": "json", "unrelated": 1})
-    assert s == Settings(rename=True, target=(1, 7), jobs=2, fmt="json")
-    assert options.settings({"target": None}).target == releases.LATEST
+    assert s == options.RunOptions(Settings(rename=True, target=(1, 7)), jobs=2, fmt="json")
+    assert options.settings({"target": None}).engine.target == releases.LATEST
+    shell = {"include", "exclude", "context", "jobs", "output_dir", "force", "fmt", "output_file", "quiet", "debug"}
+    assert not shell & {f.name for f in fields(Settings)} and shell <= options.SHELL_FIELDS
 
 
 @pytest.mark.parametrize(
