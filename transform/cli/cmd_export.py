@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from transform.cli.exits import EXIT_OK, EXIT_USAGE, guard
+from transform.cli.exits import EXIT_ERROR, EXIT_OK, EXIT_USAGE, guard
 from transform.cli.options import options, settings
 
 FORMATS = ("mapkubeapis", "pluto", "kubeconform-schemas")  # == transform.report.peers.FORMATS (a test checks)
@@ -35,7 +35,8 @@ def export(fmt: str, directory: str | None, output_file: str | None, **kw: Any) 
                              unserved or removed KubeVirt/CDI version, components kubevirt and cdi
     kubeconform-schemas DIR  the targets' CRD schemas as standalone JSON Schema in DIR, laid out as
                              {{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json for
-                             kubeconform -schema-location
+                             kubeconform -schema-location; each schema replaced atomically,
+                             nothing written outside DIR (a link leading out is refused)
     """
     c = settings(kw)
     if (fmt == "kubeconform-schemas") != (directory is not None):
@@ -52,14 +53,21 @@ def _run(fmt: str, directory: str | None, output_file: str | None, kubevirt: Any
 
     targets = apis.Targets(kubevirt, cdi)
     if directory is not None:
+        # lazy: start-up, as above
+        from transform.pipeline.writes import OutputDir, WriteError
+
         files = peers.kubeconform_schemas(targets)
+        # each schema replaced atomically, in a directory checked to be inside DIR (a link leading out
+        # of it is refused, never followed), and every failure named
+        out, failed = OutputDir(directory, what=directory), 0
         for rel, text in files.items():
-            path = os.path.join(directory, *rel.split("/"))
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-        click.echo(f"{len(files)} schemas written under {directory}", err=True)
-        return EXIT_OK
+            try:
+                out.write(rel, text.encode("utf-8"))
+            except WriteError as exc:
+                failed += 1
+                click.echo(f"Error: {os.path.join(directory, *rel.split('/'))}: {exc}", err=True)
+        click.echo(f"{len(files) - failed} schemas written under {directory}, {failed} not", err=True)
+        return EXIT_ERROR if failed else EXIT_OK
     text = peers.mapkubeapis(targets) if fmt == "mapkubeapis" else peers.pluto(targets)
     if output_file is None:
         click.echo(text, nl=False)

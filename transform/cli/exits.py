@@ -20,6 +20,7 @@ EXIT_USAGE = 2
 EXIT_ERROR = 3  # some input could not be read or upgraded (or, under --strict, had a warning)
 EXIT_INTERNAL = 123  # a bug
 EXIT_INTERRUPTED = 130
+EXIT_PIPE = 141  # 128 + SIGPIPE: standard output's reader left (`| head`), as for a tool SIGPIPE ends
 EXIT_TERMINATED = 143  # 128 + SIGTERM
 
 EXIT_CODES_HELP = """\b
@@ -31,6 +32,7 @@ Exit codes:
        (every other file is still processed; a failed file is never written);
        under --strict, also a warning
   123  internal error (a bug: please report it; --debug shows the traceback)
+  141  standard output closed by its reader (`| head`): the run ends quietly
 """
 
 
@@ -45,8 +47,17 @@ def guard(
 
         click.echo(f"{prog}: debug: {nodes.parser_description()}", err=True)
     previous = _on_sigterm(_terminate)
+    outermost = not isinstance(sys.stdout, _Checked)
+    saved = sys.stdout
+    if outermost:
+        sys.stdout = _Checked(saved)
     try:
-        return fn()
+        code = fn()
+        if outermost:
+            sys.stdout.flush()  # a failure is said here, not by the interpreter at exit
+        return code
+    except StdoutError as exc:
+        return _stdout_failed(exc.error, prog)
     except KeyboardInterrupt as exc:  # SIGINT, and SIGTERM through _terminate: no temp file stays behind
         # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
         from transform.pipeline import writes
@@ -66,7 +77,65 @@ def guard(
         )
         return EXIT_INTERNAL
     finally:
+        if outermost:
+            sys.stdout = saved
         _on_sigterm(previous)
+
+
+class StdoutError(OSError):
+    """Writing standard output failed (a full disk, a closed pipe): the run's, not a bug (an OSError, so
+    that a writer which says more about a failed write still can)."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error.errno, error.strerror)
+        self.error = error
+
+
+class _Checked:
+    """Standard output (text, and its binary buffer) whose failing writes raise StdoutError."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, data: Any) -> Any:
+        try:
+            return self._stream.write(data)
+        except OSError as exc:
+            raise StdoutError(exc) from None
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            raise StdoutError(exc) from None
+
+    @property
+    def buffer(self) -> Any:
+        return _Checked(self._stream.buffer)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _stdout_failed(error: OSError, prog: str) -> int:
+    """A closed pipe ends the run quietly (141, as SIGPIPE would); any other failure (ENOSPC) is an
+    error naming standard output (exit 3). What is still buffered goes to /dev/null, so that the
+    interpreter's last flush does not fail again."""
+    if getattr(sys.stdout, "_stream", sys.stdout) is sys.__stdout__:  # the process's own, not a test's
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.__stdout__.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):
+            pass
+    if isinstance(error, BrokenPipeError):
+        return EXIT_PIPE
+    click.echo(f"{prog}: cannot write to standard output: {error.strerror or error}", err=True)
+    return EXIT_ERROR
 
 
 class Terminated(KeyboardInterrupt):

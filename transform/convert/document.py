@@ -41,6 +41,7 @@ def upgrade_document(
     file = own_file(value, file)  # a ResourceList's item (or, read whole, its items): their own files
     for path, obj in embedding.walk(value):
         _visit(out, path, obj, settings, index, own_file(obj, file) if path[:1] == ("items",) else file, rules)
+        objects.parameter_api_version(out, path, obj, value, settings)  # in an OpenShift Template
     return out
 
 

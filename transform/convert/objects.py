@@ -7,13 +7,15 @@ only, and records a Change so that the planner edits just those nodes.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from transform.convert import apiversion
-from transform.convert.outcome import Change, Outcome
-from transform.kubevirt import apis
+from transform.convert.outcome import Change, Outcome, object_ref
+from transform.kubevirt import apis, embedding
 from transform.model.findings import error, info, warning
 from transform.model.plain import get as _get
+from transform.model.settings import Settings
 
 Path = tuple[Any, ...]
 
@@ -132,3 +134,36 @@ def _running(out: Outcome, path: Path, vm: dict[str, Any], modernize: bool, targ
         )
     )
     return True
+
+
+_PARAMETER_API = re.compile(r"\$\{\{?([A-Za-z0-9_]+)\}?\}")
+
+
+def parameter_api_version(out: Outcome, path: Path, obj: dict[str, Any], doc: Any, settings: Settings) -> None:
+    """An object of an OpenShift Template's `objects[]` whose apiVersion is a parameter (`${API}`) beside
+    a KubeVirt or CDI kind: the value `oc process` gives it is not in the file, so it is said, naming the
+    parameter and its default, as a templated apiVersion of a Helm chart is (never passed over in silence)."""
+    api, kind = obj.get("apiVersion"), obj.get("kind")
+    m = _PARAMETER_API.fullmatch(api) if isinstance(api, str) and embedding.in_template(path) else None
+    rows = [r for r in apis.TABLE if kind in r.kinds or kind in r.kind_renames] if isinstance(kind, str) else []
+    if m is None or not rows:
+        return
+    template = _get(doc, path[:-2])
+    params = template.get("parameters") if isinstance(template, dict) else None
+    param = next((p for p in params or [] if isinstance(p, dict) and p.get("name") == m[1]), None)
+    default = param.get("value") if param is not None else None
+    said = f"default {default}" if isinstance(default, str) and default else "no default value"
+    if param is None:
+        said = "not among the Template's parameters"
+    targets = apis.Targets(settings.target, settings.target_cdi)
+    served = [r for r in apis.rows(rows[-1].group) if r.serves(targets.of(r))]
+    hint = f" ({served[-1].api_version} for {kind} on {targets.text(rows[-1])})" if served else ""
+    out.findings.append(
+        warning(
+            "input.templated-apiversion",
+            f"apiVersion is the Template parameter {api} ({said}): the tool cannot see the value `oc process` "
+            f"gives it; make sure it is a version the target serves{hint}, e.g. the parameter's value",
+            path + ("apiVersion",),
+            object=object_ref(obj),
+        )
+    )

@@ -60,10 +60,12 @@ def _merged_child(node: Node, key: Any) -> tuple[Node | None, Node | None]:
     return None, None
 
 
-def shared_edit(root: Node, old: Any, new: Any) -> tuple[tuple[Any, ...], Node] | None:
-    """The first change that would land in a node used more than once (anchored and aliased)."""
+def shared_edit(root: Node, old: Any, new: Any, merges: bool = False) -> tuple[tuple[Any, ...], Node] | None:
+    """The first change that would land in a node used more than once (anchored and aliased); with
+    `merges`, also one that would land in a mapping a `<<` merge key brings in (anchored or not: the
+    text edits change a mapping's own keys, never what it merges)."""
     shared = _shared_nodes(root)
-    if not shared:
+    if not shared and not merges:
         return None
     for path in _changed_paths(old, new):
         node: Node | None = root
@@ -71,8 +73,8 @@ def shared_edit(root: Node, old: Any, new: Any) -> tuple[tuple[Any, ...], Node] 
             if node is None or id(node) in shared:
                 break
             node, via = _merged_child(node, part)
-            if via is not None and id(via) in shared:
-                node = via
+            if via is not None and (merges or id(via) in shared):
+                return path, via
         if node is not None and id(node) in shared:
             return path, node
     return None

@@ -13,9 +13,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from transform.convert import payloads
+from transform.convert import objects, payloads
+from transform.convert.outcome import Outcome
 from transform.formats import registry
-from transform.formats.base import Surveyed
+from transform.formats.base import Format, Surveyed
 from transform.kubevirt import apis, embedding, releases
 from transform.model.findings import Finding, Severity, error
 from transform.model.plain import as_map
@@ -104,7 +105,7 @@ def scan_items(
                 line, _col = locate(root, path)
                 return line0 + (line or 1)
 
-            got = next((g for f in surveyors if (g := f.survey(pd.text, pd.doc.value, limit)) is not None), None)
+            got = _surveyed(surveyors, pd.text, pd.doc.value, limit)
             if isinstance(got, Surveyed):  # a stream of its own (a Helm release record's manifest)
                 _stream(scan, name, pd.index, got, where(got.path), settings)
                 continue
@@ -112,7 +113,16 @@ def scan_items(
                 scan.errors.append(got.at(file=name, line=where(got.path), doc=pd.index, path=()))
                 continue
             for path, obj in embedding.walk(pd.doc.value):
+                if path and (inner := _surveyed(surveyors, pd.text, obj, limit)) is not None:  # a List's item
+                    if isinstance(inner, Surveyed):
+                        _stream(scan, name, pd.index, inner, where((*path, *inner.path)), settings)
+                    else:
+                        scan.errors.append(inner.at(file=name, line=where((*path, *inner.path)), doc=pd.index, path=()))
+                    continue
                 _visit(scan, obj, path, name, pd.index, where)
+                said = Outcome(obj)  # an apiVersion that is an OpenShift Template's parameter: said as check says it
+                objects.parameter_api_version(said, path, obj, pd.doc.value, settings)
+                scan.breaking += [f.at(file=name, line=where(f.path), doc=pd.index) for f in said.findings]
         scan.errors.extend(problems)
     links = analyse(scan.revisions, scan.vms, scan.target)
     scan.dangling, scan.orphans, scan.mismatches = links.dangling, links.orphans, links.mismatches
@@ -140,6 +150,11 @@ def _judge_text(
         fallback = error("target.api-version", f"{on} does not serve {use.api_version}", ("apiVersion",))
         breaking(said or [fallback])
     return use
+
+
+def _surveyed(surveyors: tuple[Format, ...], text: str, value: Any, limit: int) -> Surveyed | Finding | None:
+    """What the first format that reads a stream inside `value` says of it (a Helm release record's manifest)."""
+    return next((g for f in surveyors if (g := f.survey(text, value, limit)) is not None), None)
 
 
 def _stream(scan: Scan, name: str, doc: int, got: Surveyed, line: int, settings: Settings) -> None:

@@ -15,8 +15,9 @@ from typing import Any
 from transform import formats
 from transform.convert.document import upgrade_document
 from transform.convert.index import Index
+from transform.convert.outcome import Outcome
 from transform.formats import registry
-from transform.formats.base import Held, Packed
+from transform.formats.base import Format, Held, Packed
 from transform.kubevirt import apis
 from transform.model import plain
 from transform.model.findings import Finding, error
@@ -214,15 +215,13 @@ def upgrade_documents(
             continue
         locate = locator(name, pd, pd.line0)
         part.findings += duplicate_keys(pd, settings, locate)
-        got = next((g for f in unpackers if (g := f.unpack(pd.text, pd.doc.value, settings, index)) is not None), None)
-        if isinstance(got, Packed):  # a stream of its own (a Helm release record's manifest): upgraded as a file's
-            stream = upgrade_documents(got.name, textio.Source(got.text, False, "\n"), settings, Index())
-            outcome = registry.named(got.format).repack(got, stream)
-        elif got is not None:  # the document as its format leaves it
+        got = _unpacked(unpackers, pd.text, pd.doc.value, settings, index)
+        if got is not None:  # a stream of its own (a Helm release record's manifest), or left by its format
             outcome = got
         else:
             outcome = upgrade_document(pd.doc.value, settings=settings, index=index, file=name, rules=rules)
             answer(outcome, pd.doc.value, settings)  # what the conversion asked the judge
+            _list_items(unpackers, outcome, pd.text, pd.doc.value, settings, index)
         part.findings.extend(locate(f) for f in outcome.findings)
         if adjusting is not None and reading is not None:
             outcome.value = adjusting.adjust(reading.state, pd.index, pd.doc.value, outcome.value)
@@ -242,15 +241,16 @@ def upgrade_documents(
                 )
             )
             continue
-        shared = aliases.shared_edit(root, pd.doc.value, outcome.value) if "*" in pd.text else None
+        merges = "<<" in pd.text
+        shared = aliases.shared_edit(root, pd.doc.value, outcome.value, merges) if "*" in pd.text or merges else None
         if shared is not None:
             path, node = shared
             part.findings.append(
                 error(
                     "input.alias",
                     "this value would change, but it is defined by an anchor that is also used elsewhere "
-                    "(an alias or a `<<` merge): the tool cannot change one use without the other; write the "
-                    "value out in full where it must change",
+                    "(an alias or a `<<` merge), or comes from a `<<` merge key: the tool changes a mapping's own "
+                    "keys, one use at a time; write the value out in full where it must change",
                     path,
                     file=name,
                     line=pd.line0 + node.start_mark.line + 1,
@@ -289,6 +289,35 @@ def duplicate_keys(pd: ParsedDoc, settings: Settings, locate: Any) -> list[Findi
         return []
     found = [error("input.duplicate-key", msg, path) for path, _ in pd.doc.duplicates]
     return [locate(f) for f in verdict(Judgement(own=found), Stage.CURRENT, strict=settings.strict)]
+
+
+def _unpacked(unpackers: tuple[Format, ...], text: str, value: Any, settings: Settings, index: Index) -> Outcome | None:
+    """A document (or a List's item) whose format holds a stream of its own in it (`Format.unpack`): the
+    stream upgraded as a file's, put back by its format; an outcome its format gives as it is; None when
+    no format holds one."""
+    got = next((g for f in unpackers if (g := f.unpack(text, value, settings, index)) is not None), None)
+    if isinstance(got, Packed):
+        stream = upgrade_documents(got.name, textio.Source(got.text, False, "\n"), settings, Index())
+        return registry.named(got.format).repack(got, stream)
+    return got
+
+
+def _list_items(
+    unpackers: tuple[Format, ...], outcome: Outcome, text: str, doc: Any, settings: Settings, index: Index
+) -> None:
+    """The items of a `kind: List` that hold a stream of their own (what `kubectl get secrets -o yaml`
+    writes of Helm release records), each upgraded as the lone document is; findings and changes said at
+    the item."""
+    items = doc.get("items") if unpackers and isinstance(doc, dict) and str(doc.get("kind")).endswith("List") else None
+    for i, item in enumerate(items if isinstance(items, list) else []):
+        done = _unpacked(unpackers, text, item, settings, index)
+        if done is None:
+            continue
+        at = ("items", i)
+        outcome.findings += [f.at(path=at + f.path) for f in done.findings]
+        if done.changes and not done.error:
+            outcome.set(at, done.value)
+            outcome.changes += [replace(c, path=at + c.path) for c in done.changes]
 
 
 def locator(name: str, pd: ParsedDoc, line0: int) -> Any:

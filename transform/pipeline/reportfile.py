@@ -1,11 +1,14 @@
 """--output-file: the report's own file. It must not be any input or any file the run writes (a
 usage error, before anything is written), and it is replaced atomically: a temporary file in its
 directory renamed over it, so a failed write leaves the old report (or none), never an empty or
-half one, and a symbolic link at the target is replaced, never followed."""
+half one, and a symbolic link at the target is replaced, never followed. A target that is no regular
+file (a character device such as /dev/null, a FIFO, /dev/stdout) is written to, never replaced."""
 
 from __future__ import annotations
 
+import errno
 import os
+import re
 import stat
 from collections.abc import Iterable
 
@@ -42,7 +45,18 @@ def clash(
 
 def replace(path: str, data: bytes) -> None:
     """Write `data` to a new file next to `path` and rename it over `path` (a regular file keeps its
-    permission bits; a link is replaced by the report, its target untouched). Raises OSError."""
+    permission bits; a link is replaced by the report, its target untouched). A path that names no
+    regular file (a character device, a FIFO, /dev/stdout or /dev/fd/N) is opened and written to, as
+    the shell's `>` does, never renamed over. Raises OSError."""
+    fd = _stream(path)
+    if fd is not None:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        return
     try:
         st: os.stat_result | None = os.lstat(path)
     except FileNotFoundError:
@@ -64,3 +78,31 @@ def replace(path: str, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+# the names of a descriptor this process already has open: written to as that descriptor
+_OWN_FD = re.compile(r"/dev/(?:(stdout)|(stderr)|fd/(\d+))|/proc/(?:self|(\d+))/fd/(\d+)")
+
+
+def _stream(path: str) -> int | None:
+    """A descriptor to write the report to when `path` is no regular file to replace, else None.
+    /dev/stdout, /dev/stderr, /dev/fd/N: a copy of that descriptor (its offset, its append mode);
+    a character device or a FIFO (a link to one too): opened for writing, as found (no truncation;
+    a FIFO waits for its reader). A block device or a socket is refused: no report goes there."""
+    m = _OWN_FD.fullmatch(os.path.normpath(os.path.abspath(path)))
+    if m and (m[4] is None or int(m[4]) == os.getpid()):
+        return os.dup(1 if m[1] else 2 if m[2] else int(m[3] or m[5]))
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None  # nothing there, a dangling link: a new file
+    if stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode):
+        return None
+    if not (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+        raise OSError(errno.EINVAL, "is a block device or a socket, not a file, a character device or a FIFO")
+    fd = os.open(path, os.O_WRONLY | os.O_NOCTTY | os.O_CLOEXEC)
+    now = os.fstat(fd)
+    if not (stat.S_ISCHR(now.st_mode) or stat.S_ISFIFO(now.st_mode)):  # swapped since: replace it instead
+        os.close(fd)
+        return None
+    return fd

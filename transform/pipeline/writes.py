@@ -256,33 +256,36 @@ def output_dir_overlap(output_dir: str, paths: list[str]) -> str:
     return ""
 
 
-def output_path(output_dir: str, rel: str) -> str:
+def output_path(output_dir: str, rel: str, what: str = "--output-dir") -> str:
     """The copy's path under output_dir; never outside it."""
     base = os.path.realpath(output_dir)
     target = os.path.realpath(os.path.join(base, rel))
     if target != base and not target.startswith(base + os.sep):
-        raise WriteError(f"refusing to write outside --output-dir: {rel}")
+        raise WriteError(f"refusing to write outside {what} (a symbolic link leads out of it): {rel}")
     return target
 
 
 class OutputDir:
     """--output-dir: every write lands inside it; each directory is checked and created once."""
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, what: str = "--output-dir") -> None:
         self.root = root
+        self.what = what  # the directory, as the messages name it
         self.ready: dict[str, tuple[int, int]] = {}  # each directory checked once, then pinned
 
     def write(self, rel: str, data: bytes) -> str:
-        parent_rel = os.path.dirname(rel)
+        """`data` as the file `rel` under the root, replaced atomically in its directory (checked to be
+        inside the root); a symbolic link at the name itself is replaced, never followed."""
+        parent_rel = os.path.dirname(os.path.normpath(rel))
         if parent_rel not in self.ready:
-            target = output_path(self.root, rel)
+            parent = output_path(self.root, parent_rel, self.what)  # the directory: its links resolved
             try:
-                os.makedirs(os.path.dirname(target), exist_ok=True)
-                st = os.stat(os.path.dirname(target))
+                os.makedirs(parent, exist_ok=True)
+                st = os.stat(parent)
             except OSError as exc:  # a file where a directory should be, no permission, ...
-                raise WriteError(f"cannot create {os.path.dirname(target)}: {exc.strerror or exc}") from None
-            if output_path(self.root, rel) != target:  # a link planted while we created it
-                raise WriteError(f"refusing to write outside --output-dir: {rel}")
+                raise WriteError(f"cannot create {parent}: {exc.strerror or exc}") from None
+            if output_path(self.root, parent_rel, self.what) != parent:  # a link planted while we created it
+                raise WriteError(f"refusing to write outside {self.what}: {rel}")
             self.ready[parent_rel] = (st.st_dev, st.st_ino)
         target = os.path.join(os.path.realpath(self.root), os.path.normpath(rel))
         # copies are new files: a rename makes each appear whole; fsync is kept for in-place rewrites;

@@ -13,6 +13,7 @@ candidate, so that a run over irrelevant files never loads the YAML library (sta
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import re
@@ -20,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.error import MarkedYAMLError, StreamMark, YAMLError
 from ruamel.yaml.events import (
     AliasEvent,
     MappingEndEvent,
@@ -241,10 +242,14 @@ def _compose(text: str, parser: type | None = None) -> Node | None:
     try:
         loader = chosen(text)
         root = loader.get_single_node()
+        if root is not None and _OTHER_BREAKS.search(text):
+            _renumber(root, text)
     except MarkedYAMLError as exc:
         if goyaml_reads_it(exc, chosen):
             return _compose(text, PureLoader)  # the first loader is disposed below
         mark = exc.problem_mark or exc.context_mark
+        if mark is not None and _OTHER_BREAKS.search(text):
+            mark = _renumbered(mark, _line_starts(text))
         msg = " ".join(p for p in (exc.context, exc.problem) if p)
         raise ParseError(
             f"invalid YAML: {msg}", (mark.line + 1) if mark else 0, (mark.column + 1) if mark else 0
@@ -255,6 +260,42 @@ def _compose(text: str, parser: type | None = None) -> Node | None:
         if loader is not None:
             _dispose(loader)
     return root
+
+
+# NEL, U+2028 and U+2029 end a line for ruamel and libyaml (YAML 1.1); for YAML 1.2, editors, diffs and
+# the rest of this tool (textio.count_lines: the inline ignores, the edits) only LF, CRLF and CR do
+_OTHER_BREAKS = re.compile("[\x85\u2028\u2029]")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _line_starts(text: str) -> list[int]:
+    return [m.end() for m in _LINE_BREAK.finditer(text)]
+
+
+def _renumbered(mark: Any, starts: list[int]) -> Any:
+    """The mark with the line and column its index has (a new one: libyaml's marks are read-only)."""
+    line = bisect.bisect_right(starts, mark.index)
+    return StreamMark(mark.name, mark.index, line, mark.index - (starts[line - 1] if line else 0))
+
+
+def _renumber(root: Node, text: str) -> None:
+    """Every mark of the tree numbered by LF, CRLF and CR only, from its index: a finding and the
+    inline ignore on its line then agree however many U+2028 a quoted string holds before it."""
+    starts = _line_starts(text)
+    stack, seen = [root], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.start_mark is not None:
+            node.start_mark = _renumbered(node.start_mark, starts)
+        if node.end_mark is not None:
+            node.end_mark = _renumbered(node.end_mark, starts)
+        if isinstance(node, MappingNode):
+            stack.extend(n for pair in node.value for n in pair)
+        elif isinstance(node, SequenceNode):
+            stack.extend(node.value)
 
 
 @contextmanager
@@ -372,6 +413,9 @@ def _json_depth(text: str) -> int:
         brackets = _INNERMOST.sub("", brackets)
         depth += 1
     return depth
+
+
+json_depth = _json_depth  # public: a decoder of an embedded JSON payload checks it before json.loads
 
 
 def parse(text: str) -> Document | None:

@@ -15,8 +15,8 @@ from transform.model.findings import Finding, warning
 
 KINDS: frozenset[str] = frozenset(k for r in apis.TABLE for k in (*r.kinds, *r.kind_renames))
 _BLOCK = re.compile(r"[ \t]+(?:&\S+[ \t]+|![^ \t]*[ \t]+)*[|>][-+0-9]*[ \t]*(?:#.*)?$")
-_ACTION = re.compile(r"\{\{.*?\}\}")
-_COMMENT_ACTION = re.compile(r"[ \t]*\{\{-?[ \t]*/\*.*?\*/[ \t]*-?\}\}")
+_COMMENT_OPEN = re.compile(r"\{\{-?[ \t]*/\*")
+_COMMENT_CLOSE = re.compile(r"\*/[ \t]*-?\}\}")
 _VALUE = re.compile(r"""[ \t]*(?P<q>["']?)(?P<v>[^"'#\s,][^"'#\s,]*)(?P=q)[ \t]*,?[ \t]*(?:#.*)?$""")
 
 
@@ -47,7 +47,7 @@ def read_line(number: int, raw: str) -> Line | None:
     if not content or content.startswith("#"):
         return None
     first = len(text) - len(content)
-    if content.startswith("{{") and not _ACTION.sub("", content).strip():
+    if content.startswith("{{") and not _masked(content, _actions(content), "").strip():
         return None
     if content.startswith("---") and content[3:4] in ("", " ", "\t"):
         return Line(number, first, first, None, False, "", 0, boundary=True)
@@ -63,17 +63,32 @@ def read_line(number: int, raw: str) -> Line | None:
 
 
 def structure(raw: list[str]) -> list[Line]:
-    """The lines that structure the text: not blank, comment or action-only lines, nor a block scalar's."""
+    """The lines that structure the text: not blank, comment or action-only lines, nor a block scalar's
+    (a template line inside one, `{{ include ... | indent 4 }}` at column 0, does not end it), nor the
+    lines inside a quoted scalar or a template action (`{{/* ... */}}`, `{% %}`, `{# #}`) that spans
+    lines: what they say is text, not a key."""
     out: list[Line] = []
     block = -1  # the key column of the block scalar being read
+    inside: str | None = None  # the delimiter that closes the action or quoted scalar an earlier line opened
     for n, r in enumerate(raw):
+        text = r.rstrip("\r")
+        if inside is not None:
+            at = _closing(text, 0, inside)
+            if at < 0:
+                continue
+            inside = _opened(text, at)
+            continue
         if block >= 0:
-            text = r.rstrip("\r")
             if not text.strip() or len(text) - len(text.lstrip(" ")) > block:
+                continue
+            content = text.lstrip(" ")
+            if content.startswith(_OPENERS) and _action_only(content):
+                inside = _opened(text, 0)
                 continue
             block = -1
         ln = read_line(n, r)
-        if ln is None:
+        inside = _opened(text, 0)
+        if ln is None or (ln.key is None and text.lstrip(" ").startswith(_OPENERS) and _action_only(text)):
             continue
         out.append(ln)
         if ln.key is not None and _BLOCK.match(ln.value):
@@ -81,10 +96,91 @@ def structure(raw: list[str]) -> list[Line]:
     return out
 
 
+_OPENERS = ("{{", "{%", "{#")
+_CLOSERS = {"{{": "}}", "{%": "%}", "{#": "#}"}
+_OPEN_ANY = re.compile(r"\{[{%#]|[\"']")
+_ACTION_OPEN = re.compile(r"\{[{%#]")
+
+
+def _action_only(content: str) -> bool:
+    """A line of template actions only (`{{ }}`, `{% %}`, `{# #}`; an unclosed one at its end included)."""
+    pos = 0
+    while True:
+        m = _ACTION_OPEN.search(content, pos)
+        if m is None:
+            return not content[pos:].strip()
+        at = m.start()
+        if content[pos:at].strip():
+            return False
+        end = _closing(content, at + 2, _CLOSERS[content[at : at + 2]])
+        if end < 0:
+            return True
+        pos = end
+
+
+def _closing(text: str, start: int, delimiter: str) -> int:
+    """Where the action or quoted scalar closed by `delimiter` ends in `text` (past the delimiter), or -1."""
+    if delimiter == "'":
+        at = start
+        while True:
+            at = text.find("'", at)
+            if at < 0 or text[at + 1 : at + 2] != "'":
+                return at + 1 if at >= 0 else -1
+            at += 2  # '' is a quote inside
+    if delimiter == '"':
+        at = start
+        while True:
+            at = text.find('"', at)
+            if at < 0:
+                return -1
+            slashes = 0
+            while at - 1 - slashes >= start and text[at - 1 - slashes] == "\\":
+                slashes += 1
+            if slashes % 2 == 0:
+                return at + 1
+            at += 1
+    at = text.find(delimiter, start)
+    return at + len(delimiter) if at >= 0 else -1
+
+
+def _opened(text: str, start: int) -> str | None:
+    """The delimiter still awaited at the end of the line: an action or a quoted scalar opened from
+    `start` and not closed on it (each scanned once: linear in the line)."""
+    m = _OPEN_ANY.search(text, start)
+    while m is not None:
+        opener = m.group()
+        if opener in _CLOSERS:
+            comment = opener == "{{" and re.match(r"-?[ \t]*/\*", text[m.end() : m.end() + 64])
+            delimiter = "*/" if comment else _CLOSERS[opener]
+        elif _starts_scalar(text, start, m.start()):
+            delimiter = opener
+        else:  # a quote inside a plain scalar or a comment: a character like any other
+            m = _OPEN_ANY.search(text, m.end())
+            continue
+        end = _closing(text, m.end(), delimiter)
+        if end < 0:
+            return delimiter
+        m = _OPEN_ANY.search(text, end)
+    return None
+
+
+def _starts_scalar(text: str, start: int, at: int) -> bool:
+    """Does a quote at `at` open a quoted scalar: first on its line, or after `key: ` or `- `?"""
+    before = at
+    while before > start and text[before - 1] in " \t":
+        before -= 1
+    if before == start:
+        return start == 0  # first on its line (after a closed action or quote: part of a plain scalar)
+    c = text[before - 1]
+    if c == ":":
+        return before < at  # `key: "...`, not `a:"b`
+    return c == "-" and before < at and (before - 1 == 0 or text[before - 2] in " \t")
+
+
 def literal(value: str) -> tuple[str, int, int] | None:
     """(value, start, end) of a one-line scalar value (quotes kept out of the span); None if templated. A
     template comment after it (`kubevirt.io/v1alpha3 {{- /* legacy */}}`) renders nothing: the value is literal."""
-    value = _COMMENT_ACTION.sub(lambda m: " " * len(m.group()), value)
+    value = _masked(value, _comment_actions(value), " ")
     if "{{" in value:
         return None
     m = _VALUE.match(value)
@@ -119,18 +215,74 @@ def templated(
         if newest is None or newest == rendered or apis.group_of(rendered) is None:
             return  # renders to what the target serves (or to no version of ours): nothing to say
         message = (
-            f"apiVersion is templated ({written}) and renders to {rendered} from what the chart sets: "
+            f"apiVersion is templated ({_clipped(written)}) and renders to {rendered} from what the chart sets: "
             f"change it where the chart sets it{hint}"
         )
     else:
         message = (
-            f"apiVersion is templated ({written}): the tool cannot tell its value (it names what the chart does "
-            f"not set); make sure it renders to a version the target serves{hint}, e.g. in values.yaml"
+            f"apiVersion is templated ({_clipped(written)}): the tool cannot tell its value (it names what the chart "
+            f"does not set); make sure it renders to a version the target serves{hint}, e.g. in values.yaml"
         )
     out.findings.append(warning("helm.templated-apiversion", message, **where))
 
 
+def _clipped(text: str, most: int = 120) -> str:
+    """A value quoted in a message, at most `most` characters (a 100 KB line is not repeated whole)."""
+    return text if len(text) <= most else text[: most - 3] + "..."
+
+
 def without_comment(value: str) -> str:
     """A templated value as written, less a trailing `# comment` outside its `{{ }}` actions."""
-    at = _ACTION.sub(lambda m: "x" * len(m.group()), value).find(" #")
+    at = _masked(value, _actions(value), "x").find(" #")
     return (value[:at] if at >= 0 else value).strip()
+
+
+# Template actions found in one pass, never by a lazy regex tried at every `{{` (quadratic on a line of
+# many unclosed `{{`): an action runs from `{{` to the first `}}` after it; once no `}}` follows, none does.
+
+
+def _actions(text: str) -> list[tuple[int, int]]:
+    """The spans of `{{ ... }}` actions, left to right (what `\\{\\{.*?\\}\\}` matches), in linear time."""
+    out: list[tuple[int, int]] = []
+    at = text.find("{{")
+    while at >= 0:
+        close = text.find("}}", at + 2)
+        if close < 0:
+            break
+        out.append((at, close + 2))
+        at = text.find("{{", close + 2)
+    return out
+
+
+def _comment_actions(text: str) -> list[tuple[int, int]]:
+    """The spans of `{{/* ... */}}` comment actions (trim markers and the white space before them
+    included), in linear time: a comment ends at its first `*/`, as Go's lexer reads it."""
+    out: list[tuple[int, int]] = []
+    seen = -1  # the `*/` a previous opening reached: a later opening before it reaches the same one
+    m = _COMMENT_OPEN.search(text)
+    while m is not None:
+        body = m.end()
+        if seen < body:
+            seen = text.find("*/", body)
+            if seen < 0:
+                break
+        close = _COMMENT_CLOSE.match(text, seen)
+        if close is None:
+            m = _COMMENT_OPEN.search(text, m.start() + 1)
+            continue
+        start = m.start()
+        while start > 0 and text[start - 1] in " \t":
+            start -= 1
+        out.append((start, close.end()))
+        m = _COMMENT_OPEN.search(text, close.end())
+    return out
+
+
+def _masked(text: str, spans: list[tuple[int, int]], fill: str) -> str:
+    """`text` with each span replaced by `fill` repeated to its length (or removed: fill "")."""
+    out, pos = [], 0
+    for a, b in spans:
+        out += [text[pos:a], fill * (b - a)]
+        pos = b
+    out.append(text[pos:])
+    return "".join(out)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-_ACTION = re.compile(r"\{\{-?\s*(.*?)\s*-?\}\}")
 _FIELD = r"\.(?:Chart|Values)(?:\.[A-Za-z_][A-Za-z0-9_]*)+"
 _ONE_FIELD = re.compile(_FIELD)
 _PRINTF = re.compile(rf'printf\s+"(?P<format>[^"\\]*)"(?P<args>(?:\s+{_FIELD})*)')
@@ -35,6 +34,13 @@ def _action(expr: str, context: Mapping[str, str]) -> str | None:
     return "".join(piece + arg for piece, arg in zip(pieces, filled, strict=True))
 
 
+def _inside(action: str) -> str:
+    """An action's expression, its trim markers (`{{- ... -}}`) and white space taken off."""
+    expr = action[1:] if action.startswith("-") else action
+    expr = expr.strip()
+    return expr[:-1].rstrip() if expr.endswith("-") else expr
+
+
 def render(value: str, context: Mapping[str, str]) -> str | None:
     """A one-line scalar with `{{ }}` actions (quotes around it dropped) rendered from `context`; None
     when an action is not one of those read, or names what the chart does not set."""
@@ -42,11 +48,16 @@ def render(value: str, context: Mapping[str, str]) -> str | None:
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
         text = text[1:-1]
     out, at = [], 0
-    for m in _ACTION.finditer(text):
-        done = _action(m[1], context)
+    start = text.find("{{")
+    while start >= 0:  # each action from `{{` to the first `}}`, found in one pass (never a lazy regex
+        close = text.find("}}", start + 2)  # tried at every `{{`: quadratic on a line of unclosed ones)
+        if close < 0:
+            break
+        done = _action(_inside(text[start + 2 : close]), context)
         if done is None:
             return None
-        out += [text[at : m.start()], done]
-        at = m.end()
+        out += [text[at:start], done]
+        at = close + 2
+        start = text.find("{{", at)
     rendered = "".join([*out, text[at:]]).strip()
     return rendered if rendered and "{{" not in rendered and not any(c.isspace() for c in rendered) else None

@@ -26,6 +26,7 @@ beside it, and nothing else is reported.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,47 +39,68 @@ from transform.model.findings import Finding, info, warning
 __all__ = ["KINDS", "Result", "upgrade"]
 
 
-def _siblings(lines: list[Line], i: int) -> list[Line]:
-    """The other keys of the block mapping holding `lines[i]`."""
-    me = lines[i]
-    c = me.key_col
-    out: list[Line] = []
-    if not me.dash:
-        for j in range(i - 1, -1, -1):
-            other = lines[j]
-            if other.boundary or other.first < c:
-                if not other.boundary and other.dash and other.key_col == c:
-                    out.append(other)
-                break
-            if other.first == c and other.key_col == c:
-                out.append(other)
-    for j in range(i + 1, len(lines)):
-        other = lines[j]
-        if other.boundary or other.first < c:
-            break
-        if other.first == c and other.key_col == c and not other.dash:
-            out.append(other)
-    return out
+class _Blocks:
+    """The block mapping of every structuring line, found in one pass (a key's siblings are the keys at
+    its column until a line starts left of it, `---`, or a `- ` item opens a new mapping): reading the
+    kind beside each of n apiVersion lines is then no walk over the mapping, never quadratic."""
+
+    def __init__(self, lines: list[Line]) -> None:
+        self.block: list[int] = []  # per line: its block mapping
+        self.opener: list[int] = []  # per block: the index of the `- key:` line that opened it, or -1
+        self.kinds: list[list[int]] = []  # per block: the indices of its `kind:` lines, in order
+        self.items: dict[tuple[int, int], tuple[int, bool]] = {}  # _list_item's answers: (opener, answer)
+        stack: list[tuple[int, int]] = []  # open blocks: (key column, block), columns increasing
+        for j, ln in enumerate(lines):
+            if ln.boundary:
+                stack.clear()
+                self.block.append(-1)
+                continue
+            while stack and stack[-1][0] > ln.first:
+                stack.pop()
+            if ln.dash or not stack or stack[-1][0] != ln.key_col:
+                stack.append((ln.key_col, len(self.opener)))
+                self.opener.append(j if ln.dash else -1)
+                self.kinds.append([])
+            b = stack[-1][1]
+            self.block.append(b)
+            if ln.key == "kind" and not ln.dash:
+                self.kinds[b].append(j)
+
+    def kind_line(self, lines: list[Line], i: int) -> list[Line]:
+        """The `kind:` beside `lines[i]`: the nearest before it in its mapping, else the `- kind:` that
+        opened the mapping, else the first after it ([] when none)."""
+        b = self.block[i]
+        kinds = self.kinds[b]
+        at = bisect.bisect_left(kinds, i)
+        if at > 0 and not lines[i].dash:
+            return [lines[kinds[at - 1]]]
+        opener = self.opener[b]
+        if opener >= 0 and opener != i and lines[opener].key == "kind":
+            return [lines[opener]]
+        return [lines[kinds[at]]] if at < len(kinds) else []
 
 
-def _list_item(lines: list[Line], i: int, top: int) -> bool:
+def _list_item(lines: list[Line], i: int, top: int, blocks: _Blocks) -> bool:
     """Is `lines[i]` a key of an item of the document's top-level `items:` sequence (a `kind: List`)?"""
-    me, opener = lines[i], i
     # the `- ` line that opens the mapping holding `me` (deeper lines, nested items too, are passed over)
-    while not (lines[opener].dash and lines[opener].key_col == me.key_col):
-        opener -= 1
-        if opener < 0 or lines[opener].boundary or lines[opener].first < me.key_col and not lines[opener].dash:
-            return False
-        if lines[opener].dash and lines[opener].key_col < me.key_col:
-            return False
+    opener = blocks.opener[blocks.block[i]]
+    if opener < 0:
+        return False
     first = lines[opener]
+    known = blocks.items.get((first.first, first.key_col))
+    answer = False
     for j in range(opener - 1, -1, -1):
+        if known is not None and j == known[0]:  # the previous item of the same sequence: its answer
+            answer = known[1]
+            break
         other = lines[j]
         if other.boundary:
-            return False
+            break
         if other.key is not None and other.key_col < first.key_col and not (other.dash and other.first == first.first):
-            return other.key == "items" and other.key_col == top and not other.dash
-    return False
+            answer = other.key == "items" and other.key_col == top and not other.dash
+            break
+    blocks.items[(first.first, first.key_col)] = (opener, answer)
+    return answer
 
 
 def _kind(siblings: list[Line]) -> tuple[str | None, Line | None]:
@@ -105,6 +127,7 @@ def upgrade(
     `context`: what the chart sets (`.Chart.*`, `.Values.*`), to render a templated apiVersion from."""
     raw = text.split("\n")
     lines = structure(raw)
+    blocks = _Blocks(lines)
     out = Result(text)
     edits: dict[int, tuple[int, int, str]] = {}
     bounds = [i for i, ln in enumerate(lines) if ln.boundary]
@@ -126,7 +149,7 @@ def upgrade(
             if ln.number in claimed:
                 continue
             if ln.key == "apiVersion":
-                _api_version(out, edits, lines, i, top, targets, values, context)
+                _api_version(out, edits, (lines, blocks), i, top, targets, values, context)
             else:
                 whole = ln.key is None and not ln.dash and ln.first == top
                 claimed |= helmflowmaps.flow_mapping(out, edits, flows, ln, end_line, targets, values, whole)
@@ -140,15 +163,16 @@ def upgrade(
 def _api_version(
     out: Result,
     edits: dict[int, tuple[int, int, str]],
-    lines: list[Line],
+    read: tuple[list[Line], _Blocks],
     i: int,
     top: int,
     targets: apis.Targets,
     values: bool,
     context: Mapping[str, str] | None = None,
 ) -> None:
+    lines, blocks = read
     ln = lines[i]
-    kind, kind_line = _kind(_siblings(lines, i))
+    kind, kind_line = _kind(blocks.kind_line(lines, i))
     lead = len(ln.value) - len(ln.value.lstrip(" \t"))
     where: dict[str, Any] = {"line": ln.number + 1, "column": ln.value_at + lead + 1}
     lit = literal(ln.value)
@@ -162,7 +186,7 @@ def _api_version(
         return
     out.uses.append((ln.number + 1, value, kind or ""))
     # the document's own apiVersion (or a `kind: List`'s item's), not a reference's
-    whole = (not ln.dash and ln.key_col == top) or values or _list_item(lines, i, top)
+    whole = (not ln.dash and ln.key_col == top) or values or _list_item(lines, i, top, blocks)
     new_kind = kind
     found: list[Finding] = []
     if kind is None:

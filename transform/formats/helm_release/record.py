@@ -87,32 +87,51 @@ def decode(kind: str, value: str, limit: int) -> Record:
         raw = _gunzip(raw, limit)
     elif len(raw) > limit:
         raise ReleaseError(f"the release is {len(raw)} bytes, over the limit of {limit}")
+    # lazy: the parsing stack is imported once a file is a candidate
+    from transform.yamltext.nodes import MAX_DEPTH, json_depth
+
+    how = "gunzipped data" if gzipped else "data (not gzip either)"
     try:
         text = raw.decode("utf-8")
+        if json_depth(text) > MAX_DEPTH:  # the document limit, checked before decoding
+            raise ReleaseError(f"the release JSON nests deeper than {MAX_DEPTH} levels (the document limit)")
         release = json.loads(text)
-    except (UnicodeDecodeError, ValueError):
-        how = "gunzipped data" if gzipped else "data (not gzip either)"
+    except (UnicodeDecodeError, ValueError, RecursionError):
         raise ReleaseError(f"the release's {how} is not JSON") from None
     if not isinstance(release, dict) or not isinstance(release.get("manifest"), str):
         raise ReleaseError("the release JSON has no manifest string")
-    return Record(kind, gzipped, text, _manifest_span(text), release["manifest"])
+    manifest = release["manifest"]
+    if not manifest.isascii():
+        try:
+            manifest.encode("utf-8")
+        except UnicodeEncodeError as exc:  # a lone surrogate escape (`\ud800`): no text Helm or YAML can hold
+            bad = f"\\u{ord(manifest[exc.start]):04x}"
+            raise ReleaseError(f"the release's manifest holds a lone surrogate escape ({bad}), not text") from None
+    return Record(kind, gzipped, text, _manifest_span(text), manifest)
 
 
 def _gunzip(raw: bytes, limit: int) -> bytes:
-    """gzip members decompressed, never more than `limit` bytes (a bomb stops there)."""
+    """gzip members decompressed, never more than `limit` bytes (a bomb stops there). Linear in the
+    input however many members it has: each member is fed in chunks growing from a small one, so
+    what a member leaves unused (zlib copies it) is never more than twice the member."""
     out: list[bytes] = []
-    size = 0
+    size, pos, view = 0, 0, memoryview(raw)
     try:
-        while raw:
+        while pos < len(raw):
             d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-            chunk = d.decompress(raw, limit + 1 - size)
-            size += len(chunk)
-            out.append(chunk)
-            if size > limit or d.unconsumed_tail:
-                raise ReleaseError(f"the gunzipped release is over the limit of {limit} bytes (a gzip bomb?)")
-            if not d.eof:
-                raise ReleaseError("the release's gzip data is truncated")
-            raw = d.unused_data
+            step = 64  # a gzip member is at least 20 bytes
+            while not d.eof:
+                if pos >= len(raw):
+                    raise ReleaseError("the release's gzip data is truncated")
+                fed = view[pos : pos + step]
+                pos += len(fed)
+                step = min(step * 2, 1 << 20)
+                chunk = d.decompress(fed, limit + 1 - size)
+                size += len(chunk)
+                out.append(chunk)
+                if size > limit or d.unconsumed_tail:
+                    raise ReleaseError(f"the gunzipped release is over the limit of {limit} bytes (a gzip bomb?)")
+            pos -= len(d.unused_data)  # the next member starts where this one ended
     except zlib.error as exc:
         raise ReleaseError(f"the release's gzip data is corrupt ({exc})") from None
     return b"".join(out)

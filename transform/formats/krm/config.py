@@ -46,7 +46,15 @@ def options(function_config: Any, base: Settings) -> tuple[Settings, list[Findin
     values: dict[str, Any] = {}
     for key, value in conf.items():
         path = ("functionConfig", where, key)
-        if key in BOOL_OPTIONS:
+        if key in ("target-kubevirt", "target-cdi") and isinstance(value, float):
+            found.append(  # as the configuration file refuses a TOML number
+                error(
+                    "krm.config",
+                    f'{key}: {value!r} is a YAML number, which drops zeros (1.10 reads as 1.1): quote it: {key}: "X.Y"',
+                    path,
+                )
+            )
+        elif key in BOOL_OPTIONS:
             b = _bool(value)
             if b is None:
                 found.append(error("krm.config", f'{key}: expected "true" or "false", got {value!r}', path))
