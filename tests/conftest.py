@@ -1,8 +1,15 @@
-"""Shared fixtures: `parser` runs a test with libyaml's C parser and with the pure one."""
+"""Shared fixtures: `parser` runs a test with libyaml's C parser and with the pure one.
+
+Every finding the tool makes under the suite, in this process and in the CLI processes it starts, must
+carry a registered code (transform/model/codes.py): an unregistered one is an internal error.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+
+os.environ["INSTANCETYPE_UPGRADE_CHECK_CODES"] = "1"  # (before transform is imported: findings reads it once)
 
 import pytest
 
