@@ -46,6 +46,7 @@ ALLOWED = {
     "transform.convert.apiversion",
     "transform.kubevirt",
     "transform.kubevirt.apis",  # the pre-filter's needles come from the API table
+    "transform.kubevirt.releasefacts",  # generated release facts (constants only), read by convert.apiversion
     "transform.convert.flavor_v1alpha1",
     "transform.convert.instancetype_v1alpha1",
     "transform.convert.instancetype_v1alpha2",

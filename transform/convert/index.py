@@ -12,22 +12,13 @@ from typing import Any
 from transform.convert import helmrelease, payloads, revisions
 from transform.convert.kustomize import is_kustomization_file
 from transform.convert.revisions import Decoding
+from transform.kubevirt import releases
 from transform.model.findings import Finding, warning
 from transform.model.plain import get as _get
 
 Hints = revisions.Hints
 
-REF_PATHS: dict[str, tuple[tuple[str, ...], ...]] = {
-    "instancetype": (
-        ("spec", "instancetype", "revisionName"),
-        ("spec", "flavor", "revisionName"),  # KubeVirt <= v0.55
-        ("status", "instancetypeRef", "controllerRevisionRef", "name"),
-    ),
-    "preference": (
-        ("spec", "preference", "revisionName"),
-        ("status", "preferenceRef", "controllerRevisionRef", "name"),
-    ),
-}
+REF_PATHS = releases.REVISION_REFS  # where a VM names its revisions (transform.kubevirt.releases)
 
 
 def namespace_of(doc: dict[str, Any]) -> str:

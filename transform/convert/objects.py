@@ -11,7 +11,7 @@ from typing import Any
 
 from transform.convert import apiversion
 from transform.convert.outcome import Change, Outcome
-from transform.kubevirt import apis
+from transform.kubevirt import apis, releases
 from transform.model.findings import error, info, warning
 from transform.model.plain import get as _get
 
@@ -113,7 +113,8 @@ def _running(out: Outcome, path: Path, vm: dict[str, Any], modernize: bool, targ
             out.findings.append(
                 warning(
                     "core.running-deprecated",
-                    f"spec.running is deprecated since KubeVirt 1.4: {todo} (fix --modernize rewrites it)",
+                    f"spec.running is deprecated since KubeVirt {releases.text(apiversion.RUNNING_DEPRECATED)}: "
+                    f"{todo} (fix --modernize rewrites it)",
                     where,
                 )
             )

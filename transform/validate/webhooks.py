@@ -8,17 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from transform.kubevirt.releases import TOPOLOGY_RENAMES
 from transform.kubevirt.webhookfacts import DISCONTINUED_BINDINGS
 from transform.model.findings import Finding, error, warning
 
-TOPOLOGY_REPLACEMENTS: dict[str, str] = {
-    "preferSockets": "sockets",
-    "preferCores": "cores",
-    "preferThreads": "threads",
-    "preferSpread": "spread",
-    "preferAny": "any",
-}
-TOPOLOGIES: tuple[str, ...] = ("sockets", "cores", "threads", "spread", "any", *TOPOLOGY_REPLACEMENTS)
+CURRENT_TOPOLOGIES: tuple[str, ...] = tuple(TOPOLOGY_RENAMES.values())
+TOPOLOGIES: tuple[str, ...] = (*CURRENT_TOPOLOGIES, *TOPOLOGY_RENAMES)  # the newest release's vocabulary
 SPREAD_ACROSS: tuple[str, ...] = ("SocketsCoresThreads", "SocketsCores", "CoresThreads")
 FAILURE_POLICIES: tuple[str, ...] = ("RejectInferFromVolumeFailure", "IgnoreInferFromVolumeFailure")
 DEFAULT_SPREAD_RATIO = 2
@@ -78,14 +73,14 @@ def preference_rules(obj: dict[str, Any]) -> list[Finding]:
         out.append(
             error(
                 "webhook.cpu-topology",
-                f'unknown preferredCPUTopology "{topology}": expected one of {", ".join(TOPOLOGIES[:5])} '
-                f"(or the deprecated {', '.join(TOPOLOGY_REPLACEMENTS)})",
+                f'unknown preferredCPUTopology "{topology}": expected one of {", ".join(CURRENT_TOPOLOGIES)} '
+                f"(or the deprecated {', '.join(TOPOLOGY_RENAMES)})",
                 path,
             )
         )
         return out
-    if topology in TOPOLOGY_REPLACEMENTS:
-        new = TOPOLOGY_REPLACEMENTS[topology]
+    if topology in TOPOLOGY_RENAMES:
+        new = TOPOLOGY_RENAMES[topology]
         out.append(
             warning(
                 "webhook.deprecated-topology",
