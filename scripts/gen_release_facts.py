@@ -1,17 +1,20 @@
 """The release facts of KubeVirt's preference and VM fields that the rewrites and the judge wait for: the
-preferredCPUTopology vocabulary per release, and the release that added or deprecated each field a
-`--modernize` rewrite or a warning depends on.
+preferredCPUTopology vocabulary per release, the release from which a revision's object-name label must
+match the VM, and the release that added or deprecated each field a `--modernize` rewrite or a warning
+depends on.
 
-    python scripts/gen_release_facts.py --kubevirt-git DIR   # read the Go sources at each tag (topologies)
+    python scripts/gen_release_facts.py --kubevirt-git DIR   # read the Go sources at each tag
     python scripts/gen_release_facts.py                      # reference data -> the module
 
 The first step reads a KubeVirt git directory (a clone or a bare mirror) and writes
 reference/kubevirt-topologies.json: per release (v0.56.0, when preferences arrived, to v1.9.0) the
 `PreferredCPUTopology` constants of its instancetype.kubevirt.io API packages
-(staging/src/kubevirt.io/api/instancetype/*/types.go), and the `deprecatedTopologies` map its preference
-webhook warns with (old spelling -> replacement). The second step reads that file and the CRD schemas of
-reference/crd-schemas.tar.xz (which release's schema first has a field, or first says it is deprecated) and
-writes transform/kubevirt/releasefacts.py; tests/kubevirt/test_releasefacts.py holds the module to them.
+(staging/src/kubevirt.io/api/instancetype/*/types.go), the `deprecatedTopologies` map its preference
+webhook warns with (old spelling -> replacement), and whether its revision lookup compares a revision's
+object-name label with the VM's matcher name (`Labels[instancetypeapi.ControllerRevisionObjectNameLabel]`
+in `pkg/`). The second step reads that file and the CRD schemas of reference/crd-schemas.tar.xz (which
+release's schema first has a field, or first says it is deprecated) and writes
+transform/kubevirt/releasefacts.py; tests/kubevirt/test_releasefacts.py holds the module to them.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ API_DIR = "staging/src/kubevirt.io/api/instancetype"
 RELEASES = [f"v0.{minor}.0" for minor in range(56, 60)] + [f"v1.{minor}.0" for minor in range(10)]
 _CONSTANT = re.compile(r'^\s*(?P<name>\w+)\s+PreferredCPUTopology\s*=\s*"(?P<value>[^"]*)"', re.M)
 _MAP = re.compile(r"deprecatedTopologies\s*=\s*map\[[^\]]*\][\w.]*\{(?P<body>[^}]*)\}")
+OBJECT_NAME_READ = "Labels[instancetypeapi.ControllerRevisionObjectNameLabel]"
 _ENTRY = re.compile(r"[\w]+\.(?P<old>\w+)\s*:\s*[\w]+\.(?P<new>\w+)")
 
 # A field's release, read from the bundled CRD schemas: name -> (CRD, field path, "added" | "deprecated").
@@ -83,12 +87,17 @@ def extract(git_dir: str) -> dict[str, Any]:
         )
         hooks = found.stdout.split()
         sources = [git("show", hit) for hit in hooks]  # (`TAG:path`, as git grep names a hit)
+        label = subprocess.run(  # a revision lookup that compares the object-name label with the VM's matcher
+            ["git", "--git-dir", git_dir, "grep", "-q", "-F", OBJECT_NAME_READ, tag, "--", "pkg", ":!*_test.go"],
+            capture_output=True,
+        )
         key = tag.removeprefix("v").rsplit(".", 1)[0]
         releases[key] = {
             "tag": tag,
             "commit": commit,
             "values": list(dict.fromkeys(names.values())),
             "deprecated": deprecated_map(sources, names),
+            "matches_object_name_label": label.returncode == 0,
         }
     return {
         "about": "KubeVirt's preferredCPUTopology values per release (the PreferredCPUTopology constants of "
@@ -139,8 +148,9 @@ KubeVirt's preference and VM field facts per release, as its own sources and CRD
 TOPOLOGIES: each preferredCPUTopology value KubeVirt's instancetype.kubevirt.io API names, with the first
 release naming it (v0.56, when preferences arrived, or later); no release dropped one.
 DEPRECATED_TOPOLOGIES: the spellings KubeVirt's preference webhook warns are deprecated, each with its
-replacement, from TOPOLOGIES_DEPRECATED on. The `*_ADDED` and `*_DEPRECATED` releases: the first whose
-CRD schema has the field, or describes it as deprecated."""
+replacement, from TOPOLOGIES_DEPRECATED on. OBJECT_NAME_MATCHED: from this release on, KubeVirt finds a VM's
+revision only when its object-name label is the VM's matcher name. The `*_ADDED` and `*_DEPRECATED`
+releases: the first whose CRD schema has the field, or describes it as deprecated."""
 
 
 def first_releases(reference: dict[str, Any]) -> dict[str, tuple[int, int]]:
@@ -164,7 +174,11 @@ def render(reference: dict[str, Any], fields: dict[str, tuple[int, int]]) -> str
     lines += [f"    {json.dumps(value)}: {first!r}," for value, first in first_releases(reference).items()]
     lines += ["}", "DEPRECATED_TOPOLOGIES: dict[str, str] = {"]
     lines += [f"    {json.dumps(old)}: {json.dumps(new)}," for old, new in renames[-1][1]]
-    lines += ["}", f"TOPOLOGIES_DEPRECATED: Release = {since!r}", ""]
+    matched = [_release(k) for k in order if reference["releases"][k]["matches_object_name_label"]]
+    if matched != [_release(k) for k in order if _release(k) >= matched[0]]:
+        raise SystemExit("the object-name label is compared in some releases only: not one release on")
+    lines += ["}", f"TOPOLOGIES_DEPRECATED: Release = {since!r}"]
+    lines += [f"OBJECT_NAME_MATCHED: Release = {matched[0]!r}", ""]
     for name, (crd, path, event) in FIELDS.items():
         lines.append(f"{name}: Release = {fields[name]!r}  # {crd} {'.'.join(path)}: {event}")
     return "\n".join(lines) + "\n"

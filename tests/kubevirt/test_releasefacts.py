@@ -42,6 +42,7 @@ def test_reference_names_its_source_per_release() -> None:
     assert {"0.56", "1.0", "1.9"} <= set(reference["releases"])
     for release in reference["releases"].values():
         assert len(release["commit"]) == 40 and release["tag"].startswith("v")
+        assert isinstance(release["matches_object_name_label"], bool)
 
 
 def test_extraction_reads_go_constants_and_the_webhook_map() -> None:

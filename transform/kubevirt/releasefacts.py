@@ -5,8 +5,9 @@
 TOPOLOGIES: each preferredCPUTopology value KubeVirt's instancetype.kubevirt.io API names, with the first
 release naming it (v0.56, when preferences arrived, or later); no release dropped one.
 DEPRECATED_TOPOLOGIES: the spellings KubeVirt's preference webhook warns are deprecated, each with its
-replacement, from TOPOLOGIES_DEPRECATED on. The `*_ADDED` and `*_DEPRECATED` releases: the first whose
-CRD schema has the field, or describes it as deprecated.
+replacement, from TOPOLOGIES_DEPRECATED on. OBJECT_NAME_MATCHED: from this release on, KubeVirt finds a VM's
+revision only when its object-name label is the VM's matcher name. The `*_ADDED` and `*_DEPRECATED`
+releases: the first whose CRD schema has the field, or describes it as deprecated.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ DEPRECATED_TOPOLOGIES: dict[str, str] = {
     "preferAny": "any",
 }
 TOPOLOGIES_DEPRECATED: Release = (1, 4)
+OBJECT_NAME_MATCHED: Release = (1, 6)
 
 RUNNING_DEPRECATED: Release = (1, 4)  # virtualmachine spec.running: deprecated
 SPREAD_OPTIONS_ADDED: Release = (1, 3)  # virtualmachinepreference spec.cpu.spreadOptions: added

@@ -13,10 +13,10 @@ from typing import Any
 
 from transform import convert
 from transform.convert import payloads, revisions
-from transform.kubevirt import releases
+from transform.kubevirt import releasefacts, releases
 from transform.model.findings import Finding, Severity, warning
 
-MATCHER_MISMATCH_SINCE = (1, 6)
+MATCHER_MISMATCH_SINCE = releasefacts.OBJECT_NAME_MATCHED
 FLAVOR_VM_UNTIL = releases.VM_FIELDS[("spec", "flavor")][1] or releases.LATEST
 
 
