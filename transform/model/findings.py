@@ -13,6 +13,8 @@ Path = tuple[Any, ...]  # a field path: ("spec", "cpu", "guest") or ("items", 0,
 # Every finding's code must be registered (transform/model/codes.py). The test suite sets this variable
 # (tests/conftest.py), so an unregistered code is an internal error there; a user's run pays nothing.
 CHECK_CODES = os.environ.get("INSTANCETYPE_UPGRADE_CHECK_CODES", "") not in ("", "0")
+if CHECK_CODES:  # (loaded with this module, so a forked worker inherits it)
+    from transform.model.codes import KNOWN as _KNOWN
 
 
 class Severity(str, enum.Enum):
@@ -115,10 +117,7 @@ class Finding:
     if CHECK_CODES:
 
         def __post_init__(self) -> None:
-            # lazy: the registry is read only where codes are checked (the test suite)
-            from transform.model.codes import KNOWN
-
-            if self.code not in KNOWN:
+            if self.code not in _KNOWN:
                 raise AssertionError(f"finding code {self.code!r} is not registered in transform/model/codes.py")
 
     def at(self, **changes: Any) -> Finding:
