@@ -273,6 +273,8 @@ def _table() -> dict[str, Code]:
 
 CODES: dict[str, Code] = _table()
 KNOWN = frozenset(CODES)
+_FAMILY_MEMBERS = frozenset(f"{f}.{suffix}" for suffix, _, _, only in FAMILY_CODES for f in only or FAMILIES)
+_LISTED = " (`instancetype-upgrade codes` lists them)"
 
 
 def anchor(code: str) -> str:
@@ -282,8 +284,7 @@ def anchor(code: str) -> str:
 
 def family_of(code: str) -> str | None:
     """The family a family code belongs to (`export.upgraded` -> `export`), else None."""
-    head, _, suffix = code.partition(".")
-    return head if head in FAMILIES and any(suffix == s for s, *_ in FAMILY_CODES) else None
+    return code.partition(".")[0] if code in _FAMILY_MEMBERS else None
 
 
 def matching(selector: str) -> list[Code]:
@@ -302,6 +303,3 @@ def unknown_selector(selector: str) -> str | None:
     close = difflib.get_close_matches(selector, words, n=3, cutoff=0.6)
     hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
     return f"{selector!r} names no finding code, code prefix or API family{hint}" + _LISTED
-
-
-_LISTED = " (`instancetype-upgrade codes` lists them)"
