@@ -25,7 +25,8 @@ CONSTRUCTORS = {"error", "warning", "info"}
 SUFFIXES = {suffix for suffix, *_ in codes.FAMILY_CODES}
 _PREFIXES = "|".join(re.escape(p) for p in sorted({*codes.GROUPS, *codes.FAMILIES}, key=len, reverse=True))
 CODE_SHAPED = re.compile(rf"(?:{_PREFIXES})\.[A-Za-z][A-Za-z0-9-]*")
-NOT_CODES = {"cdi.io"}  # read as a code, but a domain (`*.cdi.io`)
+# read as codes, but a domain (`*.cdi.io`) and a flag of kustomize's hints (not a finding code)
+NOT_CODES = {"cdi.io", "kustomize.remote"}
 
 
 def _modules() -> Iterator[tuple[pathlib.Path, ast.Module]]:
