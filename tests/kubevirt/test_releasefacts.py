@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.oracles.reference import tree
-from transform.kubevirt import releasefacts, releases
+from transform.kubevirt import releasefacts, releases, webhookfacts
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "reference" / "kubevirt-topologies.json"
@@ -123,3 +123,12 @@ def test_revision_refs_are_the_vm_schemas_fields() -> None:
             node = _field(schema, path)
             assert node is not None and node.get("type") == "string", (family, path)
             assert family in path[1].lower(), (family, path)
+
+
+def test_the_two_readings_of_the_deprecated_topologies_agree() -> None:
+    """webhookfacts reads the same admitter map per release (with the warning's format): one fact, two
+    generators, held equal here."""
+    assert {old: new for old, (_, new) in webhookfacts.DEPRECATED_TOPOLOGIES.items()} == (
+        releasefacts.DEPRECATED_TOPOLOGIES
+    )
+    assert {since for since, _ in webhookfacts.DEPRECATED_TOPOLOGIES.values()} == {releasefacts.TOPOLOGIES_DEPRECATED}

@@ -9,9 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from transform.kubevirt.releases import TOPOLOGY_RENAMES
-from transform.kubevirt.webhookfacts import DISCONTINUED_BINDINGS
+from transform.kubevirt.webhookfacts import DEPRECATED_TOPOLOGIES, DEPRECATED_TOPOLOGY_MESSAGE, DISCONTINUED_BINDINGS
 from transform.model.findings import Finding, error, warning
 
+Release = tuple[int, int]
+
+# the vocabulary in KubeVirt's order (transform.kubevirt.releases, generated); the preference admitter's
+# deprecated topologies and the release whose admitter warns of them: transform.kubevirt.webhookfacts
 CURRENT_TOPOLOGIES: tuple[str, ...] = tuple(TOPOLOGY_RENAMES.values())
 TOPOLOGIES: tuple[str, ...] = (*CURRENT_TOPOLOGIES, *TOPOLOGY_RENAMES)  # the newest release's vocabulary
 SPREAD_ACROSS: tuple[str, ...] = ("SocketsCoresThreads", "SocketsCores", "CoresThreads")
@@ -27,7 +31,7 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def instancetype_rules(obj: dict[str, Any]) -> list[Finding]:
+def instancetype_rules(obj: dict[str, Any], target: Release) -> list[Finding]:
     spec = _dict(obj.get("spec"))
     memory = _dict(spec.get("memory"))
     out: list[Finding] = []
@@ -61,7 +65,9 @@ def instancetype_rules(obj: dict[str, Any]) -> list[Finding]:
     return out
 
 
-def preference_rules(obj: dict[str, Any]) -> list[Finding]:
+def preference_rules(obj: dict[str, Any], target: Release) -> list[Finding]:
+    """The preference admitter's rules; its deprecated-topology warning only from the release that has it
+    (v1.4.0 added the warning and the values it advises: an older target does not know `sockets`)."""
     spec = _dict(obj.get("spec"))
     cpu = _dict(spec.get("cpu"))
     topology = cpu.get("preferredCPUTopology")
@@ -79,16 +85,10 @@ def preference_rules(obj: dict[str, Any]) -> list[Finding]:
             )
         )
         return out
-    if topology in TOPOLOGY_RENAMES:
-        new = TOPOLOGY_RENAMES[topology]
-        out.append(
-            warning(
-                "webhook.deprecated-topology",
-                f"PreferredCPUTopology {topology} is deprecated for removal in a future release, "
-                f"please use {new} instead",
-                path,
-            )
-        )
+    since, new = DEPRECATED_TOPOLOGIES.get(topology, (None, ""))
+    if since is not None and target >= since:
+        message = DEPRECATED_TOPOLOGY_MESSAGE.replace("%s", topology, 1).replace("%s", new, 1)
+        out.append(warning("webhook.deprecated-topology", message, path))
     if topology in ("spread", "preferSpread"):
         out.extend(_spread_rules(spec, cpu))
     return out
