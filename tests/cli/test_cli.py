@@ -1,7 +1,7 @@
 """The command-line contract: exit codes, stdin/stdout, --output-dir, report formats.
 
-In process with click's CliRunner (stdout and stderr apart, bytes); `e2e` runs the installed
-entry point in a subprocess for the few tests that are about the process itself.
+In process with click's CliRunner (stdout and stderr apart, bytes); `e2e` runs `python -m transform`
+(this checkout) in a subprocess for the few tests that are about the process itself.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ import sys
 from dataclasses import dataclass
 
 import pytest
-from click.testing import CliRunner
 
-from transform.cli import main as main_module
+from tests.support import samples
+from tests.support.cli import invoke, run_module
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "gitops-repo"
-OLD = "apiVersion: instancetype.kubevirt.io/v1alpha1  # keep me\nkind: VirtualMachinePreference\nmetadata:\n  name: p\nspec: {}\n"
+OLD = samples.PREFERENCE_V1ALPHA1
 NEW = OLD.replace("v1alpha1", "v1beta1")
 BAD = "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\nmetadata: {name: x}\nspec:\n  cpu: {guest: two}\n  memory: {guest: 1Gi}\n"
 
@@ -34,16 +34,12 @@ class Ran:
 
 def cli(*args: str, stdin: bytes | None = None) -> Ran:
     """The command in process: exit code, stdout (data or report), stderr (messages)."""
-    result = CliRunner().invoke(main_module.cli, list(args), input=stdin)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
+    result = invoke(*args, input=stdin)
     return Ran(result.exit_code, result.stdout_bytes, result.stderr_bytes)
 
 
 def e2e(*args: str, stdin: bytes | None = None, cwd: pathlib.Path | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "transform", *args], input=stdin, capture_output=True, cwd=cwd, timeout=120
-    )
+    return run_module(*args, input=stdin, cwd=cwd)
 
 
 @pytest.fixture
@@ -218,7 +214,7 @@ def test_example_repo_round_trip(tmp_path: pathlib.Path) -> None:
 def test_a_file_listed_as_a_patch_is_judged_as_a_patch(tmp_path: pathlib.Path) -> None:
     (tmp_path / "overlay").mkdir()
     (tmp_path / "overlay" / "kustomization.yaml").write_text("resources:\n- ../base\npatches:\n- path: bigger.yaml\n")
-    patch = "apiVersion: instancetype.kubevirt.io/v1alpha2\nkind: VirtualMachineInstancetype\nmetadata:\n  name: c\nspec:\n  memory:\n    guest: 2Gi\n"
+    patch = samples.INSTANCETYPE_PATCH_V1ALPHA2
     (tmp_path / "overlay" / "bigger.yaml").write_text(patch)
     assert cli("validate", str(tmp_path)).returncode == 0
     alone = cli("validate", str(tmp_path / "overlay" / "bigger.yaml"))

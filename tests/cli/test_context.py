@@ -10,10 +10,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from tests.integrations.test_precommit import NEW_NAME, VM, WRAPPER_REVISION
-from transform.cli import main as main_module
+from tests.support.cli import invoke
 
 OLD_NAME = "vm-z-u1.medium-0b1c9d2e-3f40-4a51-8b62-7c83d94ea5f6-2"
 CLUSTER = "instancetype.kubevirt.io/object-kind: VirtualMachineClusterInstancetype"
@@ -25,9 +24,7 @@ OTHER_VM = VM.replace("name: vm-z\n", "name: vm-y\n", 1).replace("uid: 7ad77f47-
 
 
 def run(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(main_module.cli, list(args))
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
+    result = invoke(*args)
     return result.exit_code, result.output
 
 

@@ -13,6 +13,7 @@ import time
 import pytest
 import yaml
 
+from tests.support.cli import run_module
 from transform.cli import main as cli
 from transform.convert.index import Index
 from transform.model.settings import Settings
@@ -133,9 +134,7 @@ def test_fuzz_through_the_cli(tmp_path: pathlib.Path) -> None:
     for name, data in mutants(4242, 40):
         (tmp_path / name).write_bytes(data)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
-    proc = subprocess.run(
-        [sys.executable, "-m", "transform", "fix", str(tmp_path)], capture_output=True, text=True, timeout=120, cwd=ROOT
-    )
+    proc = run_module("fix", str(tmp_path), text=True)
     assert proc.returncode in (0, 1, 3), proc.stderr
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
     errored = {ln.split(":", 1)[0].rsplit("/", 1)[-1] for ln in proc.stderr.splitlines() if ": error:" in ln}
@@ -146,13 +145,7 @@ def test_fuzz_through_the_cli(tmp_path: pathlib.Path) -> None:
         single = tmp_path / "single"
         single.mkdir(exist_ok=True)
         (single / name).write_bytes(data)
-        proc = subprocess.run(
-            [sys.executable, "-m", "transform", "check", str(single / name)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            cwd=ROOT,
-        )
+        proc = run_module("check", str(single / name), text=True, timeout=60)
         assert proc.returncode in (0, 1, 3), proc.stderr
         (single / name).unlink()
 

@@ -11,12 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import samples
 from transform.cli.main import main
 
-OLD = (
-    "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\nmetadata:\n  name: a\n"
-    "spec:\n  cpu: {guest: 1}\n  memory: {guest: 1Gi}\n"
-)
+OLD = samples.INSTANCETYPE_V1ALPHA1
 
 
 def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

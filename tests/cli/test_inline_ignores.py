@@ -11,9 +11,8 @@ import pathlib
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from transform.cli import main as main_module
+from tests.support.cli import invoke as cli_invoke
 from transform.pipeline import parts
 from transform.yamltext import ignores
 
@@ -53,9 +52,9 @@ def text(api: str = "", topology: str = "", before_devices: str = "") -> str:
 def invoke(tmp_path: pathlib.Path, body: str, *args: str, command: str = "check") -> tuple[int, dict, str]:
     path = tmp_path / "it.yaml"
     path.write_text(body)
-    result = CliRunner().invoke(main_module.cli, [command, str(path), "--format", "json", *args])
+    result = cli_invoke(command, str(path), "--format", "json", *args)
     report = json.loads(result.stdout)
-    stats = CliRunner().invoke(main_module.cli, [command, str(path), "--statistics", *args]).stdout
+    stats = cli_invoke(command, str(path), "--statistics", *args).stdout
     return result.exit_code, report, stats
 
 
@@ -144,11 +143,11 @@ def test_strict_does_not_fail_what_a_directive_silenced(tmp_path: pathlib.Path) 
     path = tmp_path / "it.yaml"
     body = text(topology=D + "webhook.").split("---\n")[0].replace("    bogus: 1\n", "")
     path.write_text(body)
-    assert CliRunner().invoke(main_module.cli, ["fix", str(path), "--strict", "--no-inline-ignores"]).exit_code == 3
-    result = CliRunner().invoke(main_module.cli, ["fix", str(path), "--strict"])
+    assert cli_invoke("fix", str(path), "--strict", "--no-inline-ignores").exit_code == 3
+    result = cli_invoke("fix", str(path), "--strict")
     assert result.exit_code == 1, result.stdout
     assert path.read_text() == body.replace("v1alpha2", "v1beta1", 1)  # the directive is kept, byte for byte
-    again = CliRunner().invoke(main_module.cli, ["fix", str(path), "--strict"])
+    again = cli_invoke("fix", str(path), "--strict")
     assert again.exit_code == 0 and path.read_text() == body.replace("v1alpha2", "v1beta1", 1)
 
 
@@ -175,7 +174,7 @@ def test_an_error_that_blocks_the_upgrade_stays(tmp_path: pathlib.Path, monkeypa
     path = tmp_path / "it.yaml"
     body = text(api=D + "schema.unknown-field,target.,webhook.").split("---\n")[0]
     path.write_text(body)
-    result = CliRunner().invoke(main_module.cli, ["fix", str(path), "--strict"])
+    result = cli_invoke("fix", str(path), "--strict")
     assert (
         result.exit_code == 3
         and "error: doc 0: spec.devices.bogus: the upgraded object would be invalid" in result.stdout
@@ -187,9 +186,9 @@ def test_scan_suppresses_what_would_break(tmp_path: pathlib.Path) -> None:
     """scan: a warning is suppressed, the error that the target cannot serve the version stays."""
     path = tmp_path / "it.yaml"
     path.write_text(text())
-    plain = CliRunner().invoke(main_module.cli, ["scan", str(tmp_path), "--statistics"]).stdout
+    plain = cli_invoke("scan", str(tmp_path), "--statistics").stdout
     path.write_text(text(api=D + "schema.unknown-field,target."))
-    silenced = CliRunner().invoke(main_module.cli, ["scan", str(tmp_path), "--statistics"]).stdout
+    silenced = cli_invoke("scan", str(tmp_path), "--statistics").stdout
     assert "2  schema.unknown-field  (warning)" in plain and "suppressed" not in plain
     assert "1  schema.unknown-field  (warning)" in silenced
     assert "1  schema.unknown-field  (warning, suppressed inline)" in silenced
@@ -258,7 +257,7 @@ def test_krm_items_keep_their_directives() -> None:
             item.format(api="", name="c", before=""),
         ]
     )
-    out = CliRunner().invoke(main_module.cli, ["krm"], input=rl).stdout
+    out = cli_invoke("krm", input=rl).stdout
     warned = [r["resourceRef"]["name"] for r in yaml.safe_load(out)["results"] if r["severity"] == "warning"]
     assert warned == ["c"]
     assert out.count("# instancetype-upgrade: ignore=") == 2  # kept, as every comment is

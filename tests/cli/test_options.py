@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pathlib
+from dataclasses import fields
 
 import click
 import pytest
 import tomllib
-from click.testing import CliRunner
 
+from tests.support.cli import invoke as cli_invoke
 from transform.cli import main as main_module
 from transform.cli import options
 from transform.kubevirt import releases
@@ -30,9 +31,7 @@ items:
 
 
 def invoke(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main_module.cli, list(args), input=stdin)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
+    result = cli_invoke(*args, input=stdin)
     return result.exit_code, result.stdout, result.stderr
 
 
@@ -43,18 +42,19 @@ def test_one_default_release() -> None:
 def test_every_format_has_a_renderer() -> None:
     """One list: --format offers the report registry's formats, and --help names each."""
     assert options.FORMATS == tuple(formats.RENDERERS)
-    from click.testing import CliRunner
 
-    from transform.cli.main import cli
-
-    shown = CliRunner().invoke(cli, ["check", "--help"]).output
+    shown = cli_invoke("check", "--help").output
     assert all(name in shown for name in formats.RENDERERS), shown
 
 
 def test_every_option_lands_in_settings() -> None:
+    """The engine's options in its `Settings`, the shell's in `RunOptions` beside it (issue 29 §2): the engine
+    never sees output paths or report formats."""
     s = options.settings({"rename": True, "target": (1, 7), "jobs": 2, "fmt": "json", "unrelated": 1})
-    assert s == Settings(rename=True, target=(1, 7), jobs=2, fmt="json")
-    assert options.settings({"target": None}).target == releases.LATEST
+    assert s == options.RunOptions(Settings(rename=True, target=(1, 7)), jobs=2, fmt="json")
+    assert options.settings({"target": None}).engine.target == releases.LATEST
+    shell = {"include", "exclude", "context", "jobs", "output_dir", "force", "fmt", "output_file", "quiet", "debug"}
+    assert not shell & {f.name for f in fields(Settings)} and shell <= options.SHELL_FIELDS
 
 
 @pytest.mark.parametrize(

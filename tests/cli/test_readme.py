@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pathlib
 import re
-import subprocess
-import sys
 
 import click
 import yaml
 
+from tests.support.cli import run_module
 from transform.cli.main import cli
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -20,9 +19,7 @@ def test_the_example_command_shows_a_diff() -> None:
     block = re.search(r"```sh\n(pip install -e \. && instancetype-upgrade [^\n]+)\n```", README)
     assert block, "the README's first set-up command"
     args = block.group(1).split("&& instancetype-upgrade ", 1)[1].split()
-    out = subprocess.run(
-        [sys.executable, "-m", "transform", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
-    )
+    out = run_module(*args, text=True)
     assert out.returncode == 1, out.stderr
     assert "+apiVersion: instancetype.kubevirt.io/v1beta1" in out.stdout
 

@@ -11,11 +11,11 @@ import pathlib
 import xml.etree.ElementTree as ET
 
 import pytest
-from click.testing import CliRunner
 
-from transform.cli import main as main_module
+from tests.support import samples
+from tests.support.cli import invoke as cli_invoke
 
-OLD = "apiVersion: instancetype.kubevirt.io/v1alpha1  # keep me\nkind: VirtualMachinePreference\nmetadata:\n  name: p\nspec: {}\n"
+OLD = samples.PREFERENCE_V1ALPHA1
 NEW = OLD.replace("v1alpha1", "v1beta1")
 KUSTOMIZATION = (
     "resources:\n- it.yaml\npatches:\n- path: p.yaml\n  target:\n    group: instancetype.kubevirt.io\n"
@@ -29,9 +29,7 @@ WARNED = (
 
 
 def invoke(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main_module.cli, list(args), input=stdin)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
+    result = cli_invoke(*args, input=stdin)
     return result.exit_code, result.stdout, result.stderr
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.cli import invoke
 from transform.convert.index import Index
 from transform.model.settings import Settings
 from transform.pipeline.onefile import upgrade_file
@@ -333,9 +334,6 @@ def test_second_run_changes_nothing() -> None:
 def test_validate_judges_other_groups_and_names_the_family(tmp_path: object) -> None:
     import pathlib
 
-    from click.testing import CliRunner
-
-    from transform.cli.main import cli
     from transform.model.findings import Finding, Severity, matches
 
     path = pathlib.Path(str(tmp_path)) / "e.yaml"
@@ -343,7 +341,7 @@ def test_validate_judges_other_groups_and_names_the_family(tmp_path: object) -> 
         "apiVersion: export.kubevirt.io/v1alpha1\nkind: VirtualMachineExport\nmetadata: {name: e}\n"
         "spec:\n  source: {apiGroup: kubevirt.io, kind: VirtualMachine, name: vm}\n  bogus: 1\n"
     )
-    r = CliRunner().invoke(cli, ["validate", "--format", "json", str(path)])
+    r = invoke("validate", "--format", "json", str(path))
     import json
 
     found = json.loads(r.output)["findings"]
@@ -382,16 +380,12 @@ def test_validate_says_an_instancetype_is_not_the_latest_version(
     import json
     import pathlib
 
-    from click.testing import CliRunner
-
-    from transform.cli.main import cli
-
     path = pathlib.Path(str(tmp_path)) / "it.yaml"
     path.write_text(
         f"apiVersion: {api}\nkind: VirtualMachineInstancetype\nmetadata: {{name: a}}\n"
         "spec:\n  cpu: {guest: 1}\n  memory: {guest: 1Gi}\n"
     )
-    r = CliRunner().invoke(cli, ["validate", "--format", "json", "--target-kubevirt", target, str(path)])
+    r = invoke("validate", "--format", "json", "--target-kubevirt", target, str(path))
     found = json.loads(r.output)["findings"]
     assert {f["code"] for f in found} == codes, found
     assert r.exit_code == 0  # a warning: the document is valid in its own version

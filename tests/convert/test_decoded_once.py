@@ -14,10 +14,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
+from tests.support.cli import invoke
 from tests.validate.test_validated_once import DOCS
-from transform.cli.main import cli
 from transform.convert import revisions
 from transform.validate import decoding
 
@@ -52,7 +51,7 @@ def _files(tmp_path: pathlib.Path) -> list[str]:
 def test_with_rename_each_payload_is_decoded_once(
     tmp_path: pathlib.Path, decodes: collections.Counter[str], command: str
 ) -> None:
-    result = CliRunner().invoke(cli, [command, "--rename", "-j", "1", *_files(tmp_path)])
+    result = invoke(command, "--rename", "-j", "1", *_files(tmp_path))
     assert result.exit_code in (0, 1), result.output
     assert "ControllerRevision default/vm-pref-" in result.output  # renamed (or would be)
     wanted = {json.dumps(p, sort_keys=True) for p in PAYLOADS}
@@ -66,7 +65,7 @@ def test_the_krm_function_with_rename_decodes_each_payload_once(decodes: collect
     )  # block style: the list is read item by item (each a document)
     rl = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + items
     rl += "functionConfig:\n  kind: C\n  spec:\n    rename: true\n"
-    result = CliRunner().invoke(cli, ["krm"], input=rl)
+    result = invoke("krm", input=rl)
     assert result.exit_code in (0, 1), result.output
     assert {json.dumps(p, sort_keys=True) for p in PAYLOADS} <= set(decodes)
     assert {p: n for p, n in decodes.items() if n > 1} == {}

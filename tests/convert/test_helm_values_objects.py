@@ -8,9 +8,7 @@ from __future__ import annotations
 import json
 import pathlib
 
-from click.testing import CliRunner
-
-from transform.cli.main import cli
+from tests.support.cli import invoke
 
 FLUX = """\
 apiVersion: helm.toolkit.fluxcd.io/v2
@@ -69,7 +67,7 @@ ARGO_AFTER = ARGO.replace("pool.kubevirt.io/v1alpha1", "pool.kubevirt.io/v1beta1
 
 
 def _run(*args: str) -> tuple[int, str]:
-    r = CliRunner().invoke(cli, list(args))
+    r = invoke(*args)
     return r.exit_code, r.stdout
 
 

@@ -11,9 +11,8 @@ import pathlib
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from transform.cli import main as main_module
+from tests.support.cli import invoke
 from transform.convert.index import Index
 from transform.model.findings import Finding, Severity, error
 from transform.model.settings import Settings
@@ -103,7 +102,7 @@ def test_check_says_the_upgraded_object_would_be_invalid(
     validator[NEW] = [TYPE_A]
     path = tmp_path / "it.yaml"
     path.write_text(TEXT)
-    result = CliRunner().invoke(main_module.cli, ["check", str(path)])
+    result = invoke("check", str(path))
     assert result.exit_code == 3, result.stdout
     assert "spec.cpu.guest: the upgraded object would be invalid: bad schema.type" in result.stdout
     assert "would upgrade object" not in result.stdout
@@ -113,21 +112,20 @@ def test_a_placeholder_name_is_a_warning_that_ignore_and_select_filter(tmp_path:
     """The real validator: a kustomize base whose metadata.name is a placeholder is upgraded (exit 1)
     with an `input:` warning; --ignore drops the warning, --select of another code too; --strict refuses."""
     path = tmp_path / "it.yaml"
-    runner = CliRunner()
     path.write_text(TEXT)
-    strict = runner.invoke(main_module.cli, ["fix", str(path), "--strict"])
+    strict = invoke("fix", str(path), "--strict")
     assert strict.exit_code == 3 and path.read_text() == TEXT, strict.stdout
-    plain = runner.invoke(main_module.cli, ["check", str(path)])
+    plain = invoke("check", str(path))
     assert plain.exit_code == 1, plain.stdout
     assert (
         "warning: doc 0 VirtualMachineClusterInstancetype/VirtualMachineClusterInstancetype: metadata.name: input: "
         in (plain.stdout)
     )
     for option in (["--ignore", "metadata.name"], ["--select", "upgraded"]):
-        quiet = runner.invoke(main_module.cli, ["check", str(path), *option])
+        quiet = invoke("check", str(path), *option)
         assert quiet.exit_code == 1 and "warning" not in quiet.stdout, quiet.stdout
-    selected = runner.invoke(main_module.cli, ["check", str(path), "--select", "metadata.name"])
+    selected = invoke("check", str(path), "--select", "metadata.name")
     assert "metadata.name: input: " in selected.stdout
-    fixed = runner.invoke(main_module.cli, ["fix", str(path)])
+    fixed = invoke("fix", str(path))
     assert fixed.exit_code == 1 and path.read_text() == TEXT.replace(OLD, NEW), fixed.stdout
-    assert runner.invoke(main_module.cli, ["fix", str(path)]).exit_code == 0
+    assert invoke("fix", str(path)).exit_code == 0

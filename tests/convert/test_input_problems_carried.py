@@ -18,10 +18,11 @@ from pathlib import Path
 import pytest
 
 from tests.oracles import k8s_scalars
+from tests.support import samples
 from transform.cli.main import main
 
 IT2 = "apiVersion: instancetype.kubevirt.io/v1alpha2\nkind: VirtualMachineInstancetype\nmetadata:\n  name: it\n"
-PREF2 = "apiVersion: instancetype.kubevirt.io/v1alpha2\nkind: VirtualMachinePreference\nmetadata:\n  name: p\n"
+PREF2 = samples.PREFERENCE_V1ALPHA2
 IT_B = IT2.replace("v1alpha2", "v1beta1")
 
 

@@ -14,14 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import samples
 from transform.cli.main import main
 from transform.kubevirt import gojson
 from transform.model.plain import loads_json
 
-OWNER = (
-    "  ownerReferences:\n  - {apiVersion: kubevirt.io/v1, kind: VirtualMachine, name: vm, "
-    "uid: 3f2a9c41-8d7e-4b05-a6c1-2e9f0d4b7a18, controller: true}\n"
-)
+OWNER = samples.FLOW_VM_OWNER
 
 
 def _wrapper_revision(spec_json: str) -> str:

@@ -19,10 +19,11 @@ from pathlib import Path
 import pytest
 
 from tests.oracles import k8s_scalars
+from tests.support import samples
 from transform.cli.main import main
 
 UID = "4a1c2e37-7d1c-4a0e-9b7a-0e6f3c2d1b55"
-OWNER = "  ownerReferences:\n  - {apiVersion: kubevirt.io/v1, kind: VirtualMachine, name: vm, uid: 3f2a9c41-8d7e-4b05-a6c1-2e9f0d4b7a18, controller: true}\n"  # fmt: skip
+OWNER = samples.FLOW_VM_OWNER
 
 
 def _object_revision(guest: str, memory: str = "1Gi") -> str:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import subprocess
-import sys
+
+from tests.support.cli import run_module
 
 PAYLOAD = (
     '{"apiVersion":"instancetype.kubevirt.io/v1alpha2","kind":"VirtualMachineInstancetype",'
@@ -16,9 +17,7 @@ def _fix(meta_extra: str, revision: str) -> subprocess.CompletedProcess[str]:
         "apiVersion: apps/v1\nkind: ControllerRevision\nmetadata:\n  name: web-small-u1-2\n"
         f"{meta_extra}revision: {revision}\ndata: {PAYLOAD}\n"
     )
-    return subprocess.run(
-        [sys.executable, "-m", "transform", "fix", "-"], input=text, capture_output=True, text=True, check=False
-    )
+    return run_module("fix", "-", input=text, text=True)
 
 
 def test_unquoted_yaml11_bool_label_is_refused_not_written() -> None:

@@ -7,10 +7,11 @@ import json
 
 import pytest
 
+from tests.support import samples
 from transform.convert import revisions
 from transform.convert.payloads import RevisionError
 
-UID = "6709b990-f717-44fe-a8ff-cb441d20b904"
+UID = samples.F1_SOURCE_UID
 
 
 def wrapper(spec: dict, *, name: str, owner_kind: str = "VirtualMachine", owner: str = "vm-a") -> dict:

@@ -11,9 +11,8 @@ from __future__ import annotations
 import pathlib
 
 import pytest
-from click.testing import CliRunner
 
-from transform.cli.main import cli
+from tests.support.cli import invoke
 from transform.convert.index import Index
 from transform.model.settings import Settings
 from transform.pipeline.onefile import upgrade_file
@@ -75,7 +74,7 @@ def test_a_kind_its_group_has_is_not_called_misplaced(api: str, kind: str) -> No
 def test_scan_names_the_group_too(tmp_path: pathlib.Path) -> None:
     text = "apiVersion: kubevirt.io/v1alpha2\nkind: VirtualMachineClusterInstancetype\nmetadata:\n  name: m\n"
     (tmp_path / "m.yaml").write_text(text)
-    result = CliRunner().invoke(cli, ["scan", str(tmp_path)])
+    result = invoke("scan", str(tmp_path))
     assert "kind VirtualMachineClusterInstancetype belongs to instancetype.kubevirt.io; kubevirt.io/v1alpha2" in (
         result.stdout
     )
@@ -95,7 +94,7 @@ def test_validate_and_check_agree_it_is_an_error(tmp_path: pathlib.Path, api: st
     (it was a warning, exit 0, beside the 2018 v1alpha2 text for the instancetype)."""
     (tmp_path / "x.yaml").write_text(f"apiVersion: {api}\nkind: {kind}\nmetadata:\n  name: x\nspec: {{}}\n")
     for command in ("validate", "check"):
-        result = CliRunner().invoke(cli, [command, str(tmp_path)])
+        result = invoke(command, str(tmp_path))
         assert result.exit_code == 3, (command, result.stdout)
         assert f"error: doc 0 {kind}/x: apiVersion: kind {kind} belongs to {home}; {api} never had it" in result.stdout
         assert "[input.wrong-group]" in result.stdout and "2018" not in result.stdout
@@ -114,6 +113,6 @@ def test_validate_of_a_target_patch_in_its_tree_only_warns(tmp_path: pathlib.Pat
         "apiVersion: kubevirt.io/v1alpha2\nkind: VirtualMachineClusterInstancetype\nmetadata:\n  name: m\n"
         "spec:\n  cpu:\n    guest: 2\n"
     )
-    result = CliRunner().invoke(cli, ["validate", str(tmp_path)])
+    result = invoke("validate", str(tmp_path))
     assert result.exit_code == 0, result.stdout
     assert "belongs to instancetype.kubevirt.io" in result.stdout

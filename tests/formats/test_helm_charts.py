@@ -6,9 +6,8 @@ import json
 import pathlib
 
 import pytest
-from click.testing import CliRunner
 
-from transform.cli import main as main_module
+from tests.support.cli import invoke
 
 VM_TEMPLATE = """\
 {{- range .Values.vms }}
@@ -52,9 +51,7 @@ VALUES = "vms: []\nextra:\n  apiVersion: kubevirt.io/v1alpha3\n  kind: VirtualMa
 
 
 def cli(*args: str) -> tuple[int, str, str]:
-    r = CliRunner().invoke(main_module.cli, list(args))
-    if r.exception is not None and not isinstance(r.exception, SystemExit):
-        raise r.exception
+    r = invoke(*args)
     return r.exit_code, r.stdout, r.stderr
 
 
@@ -177,7 +174,7 @@ def test_a_file_outside_a_chart_is_a_template_only_when_its_markers_break_yaml(
 
 
 def test_stdin_template_is_read_as_a_template() -> None:
-    r = CliRunner().invoke(main_module.cli, ["fix", "-"], input=JINJA)
+    r = invoke("fix", "-", input=JINJA)
     assert r.exit_code == 0, r.stderr
     assert r.stdout == JINJA.replace("kubevirt.io/v1alpha3", "kubevirt.io/v1")
 

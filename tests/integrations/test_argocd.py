@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+
+from tests.support.cli import module_script
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "examples" / "argocd" / "plugin.yaml"
@@ -25,9 +26,7 @@ PLUGIN = ROOT / "examples" / "argocd" / "plugin.yaml"
 def _bin(tmp_path: Path) -> dict[str, str]:
     b = tmp_path / "bin"
     b.mkdir()
-    tool = b / "instancetype-upgrade"
-    tool.write_text(f'#!/bin/sh\nPYTHONPATH="{ROOT}" exec "{sys.executable}" -m transform "$@"\n')
-    tool.chmod(0o755)
+    module_script(b / "instancetype-upgrade")
     if not shutil.which("kustomize"):
         if not shutil.which("kubectl"):
             pytest.skip("neither kustomize nor kubectl is installed")
@@ -76,6 +75,7 @@ def test_discover_matches_kustomization_dir() -> None:
     assert proc.stdout.strip()
 
 
+@pytest.mark.integration
 def test_slow_generate_kustomize_app(tmp_path: Path) -> None:
     app = tmp_path / "gitops-repo"
     shutil.copytree(ROOT / "examples" / "gitops-repo", app)
@@ -85,6 +85,7 @@ def test_slow_generate_kustomize_app(tmp_path: Path) -> None:
     assert not any(line.startswith("instancetype-upgrade") for line in proc.stdout.splitlines())
 
 
+@pytest.mark.integration
 def test_slow_generate_plain_directory(tmp_path: Path) -> None:
     app = tmp_path / "plain"
     shutil.copytree(ROOT / "fixtures" / "objects", app)  # incl. JSON, CRLF, BOM, no final newline, List
@@ -97,6 +98,7 @@ def test_slow_generate_plain_directory(tmp_path: Path) -> None:
     assert len(objs) >= len(list(app.glob("*.yaml"))) + len(list(app.glob("*.json")))
 
 
+@pytest.mark.integration
 def test_slow_generate_fails_loudly(tmp_path: Path) -> None:
     app = tmp_path / "broken"
     app.mkdir()

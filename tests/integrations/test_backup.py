@@ -9,18 +9,19 @@ import io
 import json
 import os
 import subprocess
-import sys
 import tarfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support import samples
+from tests.support.cli import run_module
 from transform.cli.main import main
 
 NS = "default"
 VM_UID = "3f2a9c41-8d7e-4b05-a6c1-2e9f0d4b7a18"
-IT_UID = "6709b990-f717-44fe-a8ff-cb441d20b904"
+IT_UID = samples.F1_SOURCE_UID
 PREF_UID = "72c3a35b-6e18-487d-bebf-f73c7d4f4a40"
 F1_NAME = f"vm-legacy-csmall-{IT_UID}-1"
 F2_NAME = f"vm-legacy-cirros-{PREF_UID}-1"
@@ -463,12 +464,7 @@ def test_usage_errors(backup: Path, tmp_path: Path, capsys: pytest.CaptureFixtur
 
 def test_subprocess(backup: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.tar.gz"
-    proc = subprocess.run(
-        [sys.executable, "-m", "transform", "backup", str(backup), "-o", str(out), "-q"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = run_module("backup", str(backup), "-o", str(out), "-q", text=True, cwd=None)
     assert proc.returncode == 1, proc.stderr
     check_entries(backup, out, {})
 
@@ -487,6 +483,7 @@ def test_extracted_backup_through_fix(backup: Path, tmp_path: Path, capsys: pyte
     assert pod_file.read_bytes() == compact(pod())
 
 
+@pytest.mark.integration
 def test_backup_repacked_with_real_tar_dot(backup: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A backup unpacked and repacked with `tar czf x.tar.gz .` has `./resources/...` members: still upgraded."""
     root = tmp_path / "unpacked"

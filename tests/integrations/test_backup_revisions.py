@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from transform.cli import main as main_module
+from tests.support.cli import invoke
 
-pytestmark = pytest.mark.skipif(shutil.which("tar") is None, reason="GNU tar is not installed")
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(shutil.which("tar") is None, reason="GNU tar is not installed"),
+]
 
 NS = "prod"
 IT_REV = "db-1-u1large-6709b990-f717-44fe-a8ff-cb441d20b904-1"  # not in the backup
@@ -98,7 +100,7 @@ def backup_tarball(tmp_path: Path, spec_refs: bool, with_it_revision: bool = Fal
 
 
 def run(*args: str) -> tuple[int, list[dict[str, Any]]]:
-    result = CliRunner().invoke(main_module.cli, [*args, "--format", "json"])
+    result = invoke(*args, "--format", "json")
     data = json.loads(result.stdout)
     return result.exit_code, data.get("findings", data.get("breaking", []))
 

@@ -197,6 +197,7 @@ def velero_tree(root: pathlib.Path, members: dict[str, dict[str, Any]]) -> None:
         p.write_text(json.dumps(obj, separators=(",", ":")))
 
 
+@pytest.mark.integration
 def test_velero_backup_real_tar(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
     src = tmp_path / "src"
     secrets = "resources/secrets/namespaces/default"

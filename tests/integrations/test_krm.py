@@ -10,21 +10,19 @@ Slow tests (a few seconds each) are named test_slow_*.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from tests.support.cli import module_script, run_module
 from transform.integrations import krm
 from transform.model.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 RL_YAML = """\
 apiVersion: config.kubernetes.io/v1
@@ -62,14 +60,7 @@ functionConfig:
 
 def run_krm(data: str | bytes, *args: str) -> subprocess.CompletedProcess[bytes]:
     raw = data.encode() if isinstance(data, str) else data
-    return subprocess.run(
-        [sys.executable, "-m", "transform", "krm", *args],
-        input=raw,
-        capture_output=True,
-        env=ENV,
-        timeout=60,
-        check=False,
-    )
+    return run_module("krm", *args, input=raw, timeout=60, cwd=None)
 
 
 def test_yaml_items_upgraded_comments_and_annotations_kept() -> None:
@@ -219,9 +210,7 @@ def test_fix_upgrades_kustomization_patch_targets(tmp_path: Path) -> None:
     # the whole tree (its resources among the inputs): targets are pinned to v1beta1; a kustomization
     # alone is a partial tree (issue 12 item 3: tests/integrations/test_kustomize_build.py)
     (tmp_path / "instancetype.yaml").write_text(INSTANCETYPE)
-    proc = subprocess.run(
-        [sys.executable, "-m", "transform", "fix", str(tmp_path)], capture_output=True, env=ENV, timeout=60, check=False
-    )
+    proc = run_module("fix", str(tmp_path), timeout=60, cwd=None)
     assert proc.returncode == 1, proc.stderr  # changed
     assert path.read_text() == KUSTOMIZATION.replace("version: v1alpha2   #", "version: v1beta1   #").replace(
         "{group: flavor.kubevirt.io, version: v1alpha1, kind: VirtualMachineFlavor}",
@@ -273,9 +262,7 @@ def _function_dir(tmp_path: Path) -> Path:
     d = tmp_path / "app"
     d.mkdir()
     (d / "instancetype.yaml").write_text(INSTANCETYPE)
-    script = d / "upgrade.sh"
-    script.write_text(f'#!/bin/sh\nPYTHONPATH="{ROOT}" exec "{sys.executable}" -m transform krm "$@"\n')
-    script.chmod(0o755)
+    module_script(d / "upgrade.sh", "krm")
     return d
 
 
@@ -291,6 +278,7 @@ def _kustomize_command() -> list[str] | None:
     return None
 
 
+@pytest.mark.integration
 def test_slow_kustomize_exec_transformer(tmp_path: Path) -> None:
     cmd = _kustomize_command()
     if cmd is None:
@@ -312,6 +300,7 @@ def test_slow_kustomize_exec_transformer(tmp_path: Path) -> None:
     assert obj["spec"] == {"cpu": {"guest": 1}, "memory": {"guest": "128Mi"}}
 
 
+@pytest.mark.integration
 def test_slow_kpt_fn_eval_exec(tmp_path: Path) -> None:
     if not shutil.which("kpt"):
         pytest.skip("kpt is not installed")
@@ -334,6 +323,7 @@ def test_slow_kpt_fn_eval_exec(tmp_path: Path) -> None:
     assert "upgraded instancetype.kubevirt.io/v1alpha1" in proc.stdout + proc.stderr
 
 
+@pytest.mark.integration
 def test_slow_kpt_accepts_a_v1alpha1_wrapper_becoming_an_object(tmp_path: Path) -> None:
     """kpt walks input and output items together by id: a base64 scalar that became a mapping failed
     with "wrong node kind" and nothing was written (issue 12 item 4)."""
@@ -382,11 +372,6 @@ def test_json_resource_list_that_yaml_cannot_read_is_an_error_not_an_internal_on
         "spec": {"cpu": {"guest": 1}, "memory": {"guest": "1Gi"}},
     }
     text = json.dumps({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [item]})
-    proc = subprocess.run(
-        [sys.executable, "-m", "transform", "krm"],
-        input=text.replace('"metadata":', '"metadata"\r:').encode(),
-        capture_output=True,
-        cwd=Path(__file__).resolve().parents[2],
-    )
+    proc = run_module("krm", input=text.replace('"metadata":', '"metadata"\r:').encode())
     assert proc.returncode not in (0, 123), proc.stderr
     assert b"internal error" not in proc.stderr and b"YAML does not read" in proc.stderr, proc.stderr

@@ -21,6 +21,7 @@ def build(path: pathlib.Path) -> list[dict]:
     return [d for d in yaml.safe_load_all(out.stdout) if d]
 
 
+@pytest.mark.integration
 @pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 def test_overlay_builds_the_same_objects_after_the_upgrade(tmp_path: pathlib.Path) -> None:
     repo = tmp_path / "repo"
@@ -88,6 +89,7 @@ def _memory(root: pathlib.Path) -> tuple[str, str]:
     return it["apiVersion"], it["spec"]["memory"]["guest"]
 
 
+@pytest.mark.integration
 @pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 def test_partial_tree_keeps_the_patch_matching(tmp_path: pathlib.Path) -> None:
     root = _tree(tmp_path)
@@ -101,6 +103,7 @@ def test_partial_tree_keeps_the_patch_matching(tmp_path: pathlib.Path) -> None:
     assert main(["fix", "-q", str(root)]) == 0  # a second run changes nothing
 
 
+@pytest.mark.integration
 @pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 def test_whole_tree_pins_the_new_version(tmp_path: pathlib.Path) -> None:
     root = _tree(tmp_path)

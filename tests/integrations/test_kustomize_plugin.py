@@ -6,10 +6,11 @@ import os
 import pathlib
 import shutil
 import subprocess
-import sys
 
 import pytest
 import yaml
+
+from tests.support.cli import module_script
 
 EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "kustomize-plugin"
 KUBECTL = shutil.which("kubectl")
@@ -25,14 +26,11 @@ def build(tmp_path: pathlib.Path, edit: str = "", option: str = "") -> subproces
         target.write_text(target.read_text().replace(old, new))
     (tmp_path / "config" / "kustomize").mkdir(parents=True)
     shutil.copytree(tmp_path / "ex" / "plugin", tmp_path / "config" / "kustomize" / "plugin")
-    tool = tmp_path / "instancetype-upgrade"
-    tool.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m transform "$@" {option}\n')
-    tool.chmod(0o755)
+    tool = module_script(tmp_path / "instancetype-upgrade", after=option)
     env = {
         **os.environ,
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
         "INSTANCETYPE_UPGRADE": str(tool),
-        "PYTHONPATH": str(pathlib.Path(__file__).resolve().parents[2]),
     }
     return subprocess.run(
         [KUBECTL or "kubectl", "kustomize", "--enable-alpha-plugins", str(tmp_path / "ex" / "app")],
@@ -43,6 +41,7 @@ def build(tmp_path: pathlib.Path, edit: str = "", option: str = "") -> subproces
     )
 
 
+@pytest.mark.integration
 @pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 def test_kubectl_kustomize_runs_the_exec_plugin(tmp_path: pathlib.Path) -> None:
     out = build(tmp_path)
@@ -52,6 +51,7 @@ def test_kubectl_kustomize_runs_the_exec_plugin(tmp_path: pathlib.Path) -> None:
     assert docs[0]["spec"] == {"cpu": {"guest": 1}, "memory": {"guest": "128Mi"}}
 
 
+@pytest.mark.integration
 @pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 def test_a_failing_upgrade_fails_the_build(tmp_path: pathlib.Path) -> None:
     # an unknown kind cannot be upgraded (a problem the input merely had, `guest: two`, is a warning

@@ -219,6 +219,7 @@ def _kustomizations(root: pathlib.Path) -> list[pathlib.Path]:
     return sorted(p.parent for p in root.rglob("kustomization.yaml") if "kind: Component" not in p.read_text())
 
 
+@pytest.mark.integration
 @pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 @pytest.mark.parametrize("options", [[], ["--rename"], ["--target-kubevirt", "1.6"]])
 def test_every_kustomization_renders_the_same_objects_after_fix(tmp_path: pathlib.Path, options: list[str]) -> None:
@@ -248,6 +249,7 @@ def test_every_kustomization_renders_the_same_objects_after_fix(tmp_path: pathli
     assert notes["export"] == "export.kubevirt.io/v1alpha1 is gone"
 
 
+@pytest.mark.integration
 @pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 def test_only_the_patch_objects_own_fields_change(tmp_path: pathlib.Path) -> None:
     """Byte for byte: the wrong-group patch files get their kind's group/version, inline patches only their

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration  # git and pre-commit
+
 ROOT = Path(__file__).resolve().parents[2]
 
 OLD = """\

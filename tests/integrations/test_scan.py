@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from transform.cli.main import cli
+from tests.support.cli import invoke
 from transform.pipeline import inventory as core
 from transform.pipeline.batch import Item
 from transform.report import scan_tables as scan_report
@@ -164,7 +163,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def run(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, ["scan", *args])
+    result = invoke("scan", *args)
     return result.exit_code, result.output
 
 
@@ -323,6 +322,6 @@ def test_json_that_yaml_cannot_read_is_scanned_not_an_internal_error(tmp_path: P
         tar.addfile(info, io.BytesIO(text.encode()))
     (tmp_path / "b.tar.gz").write_bytes(buf.getvalue())
     for arg in ("it.json", "b.tar.gz"):
-        result = CliRunner().invoke(cli, ["scan", str(tmp_path / arg)])
+        result = invoke("scan", str(tmp_path / arg))
         assert result.exit_code != 123 and "internal error" not in result.output, result.output
         assert "VirtualMachineInstancetype" in result.output, result.output

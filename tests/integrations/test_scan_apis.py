@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from transform.cli.main import cli
+from tests.support.cli import invoke
 
 VM3 = "apiVersion: kubevirt.io/v1alpha3\nkind: VirtualMachine\nmetadata: {name: vm}\nspec: {runStrategy: Always}\n"
 EXPORT = "apiVersion: export.kubevirt.io/v1alpha1\nkind: VirtualMachineExport\nmetadata: {name: e}\nspec: {}\n"
@@ -18,7 +17,7 @@ LEGACY = "apiVersion: kubevirt.io/v1alpha2\nkind: VirtualMachineInstance\nmetada
 
 
 def run(*args: str) -> tuple[int, str]:
-    r = CliRunner().invoke(cli, ["scan", *args])
+    r = invoke("scan", *args)
     return r.exit_code, r.output
 
 

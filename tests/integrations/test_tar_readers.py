@@ -75,6 +75,7 @@ HOSTILE = {
 }
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("case", sorted(HOSTILE))
 def test_a_member_the_readers_name_differently_is_refused(
     case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -102,6 +103,7 @@ AGREED = {
 }
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("case", sorted(AGREED))
 def test_a_member_every_reader_names_alike_is_upgraded(
     case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -147,6 +149,7 @@ def _go_name(chain: list[tuple[str, bytes]], base: bytes) -> bytes:
 NAMES = st.sampled_from([ITEM, ESCAPE, SAFE, b"resources/" + b"n" * 120 + b".json"])
 
 
+@pytest.mark.integration
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["x", "L"]), NAMES), max_size=3), NAMES)
 def test_refused_exactly_when_readers_disagree(chain: list[tuple[str, bytes]], base: bytes) -> None:

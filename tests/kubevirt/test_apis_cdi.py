@@ -10,9 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from transform.cli import main as main_module
+from tests.support.cli import invoke
 from transform.kubevirt import apis
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,7 +79,7 @@ def test_a_kept_version_is_upgraded_for_a_target_that_no_longer_serves_it(monkey
 
 
 def run(*args: str) -> tuple[int, list[dict[str, object]]]:
-    result = CliRunner().invoke(main_module.cli, [*args, "--format", "json"])
+    result = invoke(*args, "--format", "json")
     return result.exit_code, json.loads(result.stdout)["findings"]
 
 

@@ -9,9 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from transform.cli.main import cli
+from tests.support.cli import invoke
 from transform.kubevirt import apis
 
 POOL = "apiVersion: pool.kubevirt.io/v1alpha1\nkind: VirtualMachinePool\nmetadata: {name: p}\nspec: {}\n"
@@ -29,17 +28,16 @@ def test_the_row_is_used_everywhere(future_row: None, tmp_path: Path) -> None:
     (tmp_path / "kustomization.yaml").write_text(
         "resources: [pool.yaml]\npatches:\n- target: {group: pool.kubevirt.io, version: v1beta1}\n  path: x.yaml\n"
     )
-    run = CliRunner().invoke
-    diff = run(cli, ["diff", str(tmp_path)])
+    diff = invoke("diff", str(tmp_path))
     assert (
         "+apiVersion: pool.kubevirt.io/v1\n" in diff.output
         and "+- target: {group: pool.kubevirt.io, version: v1}" in diff.output
     )
-    older = run(cli, ["diff", "--target-kubevirt", "1.8", str(tmp_path / "pool.yaml")])
+    older = invoke("diff", "--target-kubevirt", "1.8", str(tmp_path / "pool.yaml"))
     assert "+apiVersion: pool.kubevirt.io/v1beta1\n" in older.output  # 1.8 does not serve the new row
-    scan = json.loads(run(cli, ["scan", "--format", "json", str(tmp_path)]).output)
+    scan = json.loads(invoke("scan", "--format", "json", str(tmp_path)).output)
     assert scan["apis"][0]["replacement"] == "pool.kubevirt.io/v1"
-    found = json.loads(run(cli, ["validate", "--format", "json", str(tmp_path / "pool.yaml")]).output)["findings"]
+    found = json.loads(invoke("validate", "--format", "json", str(tmp_path / "pool.yaml")).output)["findings"]
     assert any(f["code"] == "pool.not-latest" and "pool.kubevirt.io/v1" in f["message"] for f in found)
     assert apis.latest("pool.kubevirt.io") == "pool.kubevirt.io/v1"
     decision = apis.decide("pool.kubevirt.io/v1beta1", "VirtualMachinePool", apis.Targets((1, 9)))

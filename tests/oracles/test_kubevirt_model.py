@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.support import samples
+
 try:
     from tests.oracles.kubevirt_model import (
         ModelError,
@@ -42,8 +44,8 @@ IT_CONVERTED = {
     "cpu": {"guest": 4, "model": "", "dedicatedCPUPlacement": False, "isolateEmulatorThread": False},
     "memory": {"guest": "128Mi"},
 }
-VM_UID = "5216527a-1d31-4637-ad3a-b640cb9949a2"
-OBJ_UID = "72c3a35b-6e18-487d-bebf-f73c7d4f4a40"
+VM_UID = samples.F2_VM_UID
+OBJ_UID = samples.F2_SOURCE_UID
 
 
 def b64(spec: Any) -> str:
@@ -140,60 +142,9 @@ def test_compat_kind_taken_from_payload() -> None:
 
 # --- F1 user-guide example -> F6 -------------------------------------------------------------
 
-F1_USER_GUIDE = yaml.safe_load(
-    """
-apiVersion: apps/v1
-data:
-  apiVersion: ""
-  spec: eyJjcHUiOnsiZ3Vlc3QiOjF9LCJtZW1vcnkiOnsiZ3Vlc3QiOiIxMjhNaSJ9fQ==
-kind: ControllerRevision
-metadata:
-  name: vm-cirros-csmall-csmall-6709b990-f717-44fe-a8ff-cb441d20b904-1
-  namespace: default
-  ownerReferences:
-  - apiVersion: kubevirt.io/v1
-    blockOwnerDeletion: true
-    controller: true
-    kind: VirtualMachine
-    name: vm-cirros-csmall
-    uid: 7ad77f47-ee51-4024-8d5b-4141aec7b04c
-revision: 0
-"""
-)
+F1_USER_GUIDE = yaml.safe_load(samples.F1_USER_GUIDE)
 
-F6_EXPECTED = yaml.safe_load(
-    """
-apiVersion: apps/v1
-data:
-  apiVersion: instancetype.kubevirt.io/v1beta1
-  kind: VirtualMachineInstancetype
-  metadata:
-    creationTimestamp: null
-    name: old-version-of-instancetype-object
-  spec:
-    cpu:
-      dedicatedCPUPlacement: false
-      guest: 1
-      isolateEmulatorThread: false
-      model: ""
-    memory:
-      guest: 128Mi
-kind: ControllerRevision
-metadata:
-  labels:
-    instancetype.kubevirt.io/object-generation: "0"
-    instancetype.kubevirt.io/object-kind: VirtualMachineInstancetype
-    instancetype.kubevirt.io/object-name: old-version-of-instancetype-object
-    instancetype.kubevirt.io/object-uid: ""
-    instancetype.kubevirt.io/object-version: v1beta1
-  name: vm-cirros-csmall-old-version-of-instancetype-object-v1beta1--0
-  namespace: default
-  ownerReferences:
-  - {apiVersion: kubevirt.io/v1, blockOwnerDeletion: true, controller: true, kind: VirtualMachine,
-     name: vm-cirros-csmall, uid: 7ad77f47-ee51-4024-8d5b-4141aec7b04c}
-revision: 0
-"""
-)
+F6_EXPECTED = yaml.safe_load(samples.F6_FROM_F1_USER_GUIDE)
 
 
 def test_f1_user_guide_becomes_f6() -> None:
@@ -210,24 +161,7 @@ def test_f1_preference_wrapper() -> None:
     }
 
 
-F2_USER_GUIDE_DATA = yaml.safe_load(
-    f"""
-apiVersion: instancetype.kubevirt.io/v1alpha2
-kind: VirtualMachineInstancetype
-metadata:
-  creationTimestamp: "2022-09-30T12:20:19Z"
-  generation: 1
-  name: csmall
-  namespace: default
-  resourceVersion: "10303"
-  uid: {OBJ_UID}
-spec:
-  cpu:
-    guest: 1
-  memory:
-    guest: 128Mi
-"""
-)
+F2_USER_GUIDE_DATA = yaml.safe_load(samples.F2_USER_GUIDE_DATA)
 
 
 def test_f2_keeps_metadata_and_gets_versioned_name() -> None:

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import base64
 import codecs
-import os
 import pathlib
 import re
 import resource
 import subprocess
-import sys
 
 import pytest
 
+from tests.support import samples
+from tests.support.cli import run_module
 from transform.convert.index import Index
 from transform.model.settings import Settings
 from transform.pipeline.onefile import upgrade_file
@@ -27,11 +27,7 @@ MEMORY_LIMIT = 2 << 30  # 2 GiB of address space: a blow-up fails the run instea
 
 IT = "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\n"
 IT2 = "apiVersion: instancetype.kubevirt.io/v1alpha2\nkind: VirtualMachineInstancetype\n"
-CR = (
-    "apiVersion: apps/v1\nkind: ControllerRevision\nmetadata:\n  name: vm-x-csmall-1\n  namespace: default\n"
-    "  ownerReferences:\n  - apiVersion: kubevirt.io/v1\n    kind: VirtualMachine\n    name: vm-x\n"
-    "    uid: 7ad77f47-ee51-4024-8d5b-4141aec7b04c\n    controller: true\n"
-)
+CR = samples.REVISION_METADATA
 
 
 def _billion_laughs() -> str:
@@ -210,15 +206,14 @@ def _limit_memory() -> None:
 
 
 def run_cli(*args: str, cwd: pathlib.Path | None = None, input_: str | None = None) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "transform", *args],
+    proc = run_module(
+        *args,
         input=input_,
-        capture_output=True,
         text=True,
         timeout=TIMEOUT,
         cwd=cwd or ROOT,
         preexec_fn=_limit_memory,
-        env={**os.environ, "INSTANCETYPE_UPGRADE_DEBUG": ""},
+        env={"INSTANCETYPE_UPGRADE_DEBUG": ""},
     )
     if "-" not in args and args[:1] != ("diff",):
         # stdout carries the report: `stderr` here is everything a person reads, report then messages

@@ -16,6 +16,8 @@ import time
 import pytest
 
 from tests.pipeline.test_writes import OBJECTS, ROOT, TEMP_PREFIX, _small_file_size_limit, cli, upgraded
+from tests.support import samples
+from tests.support.cli import run_module
 from transform.pipeline import writes
 
 IT = (OBJECTS / "instancetype-v1alpha1.yaml").read_bytes()
@@ -23,14 +25,7 @@ NOBODY = 65534
 
 
 def run(*args: str, stdin: int | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "transform", *args],
-        stdin=stdin,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=ROOT,
-    )
+    proc = run_module(*args, stdin=stdin, text=True, timeout=timeout)
     assert proc.returncode != 123 and "Traceback" not in proc.stderr, proc.stderr
     return proc
 
@@ -99,7 +94,7 @@ def test_a_hard_linked_file_is_refused_not_split(tmp_path: pathlib.Path) -> None
 
 # --- item 14: --rename plans every file; dependants of a failed write are not rewritten ------------
 
-UID = "6709b990-f717-44fe-a8ff-cb441d20b904"
+UID = samples.F1_SOURCE_UID
 OLD_NAME = f"vm-a-csmall-{UID}-1"
 
 
@@ -159,14 +154,7 @@ def test_rename_does_not_point_vms_at_a_revision_that_was_not_written(tmp_path: 
 def test_output_dir_overlapping_an_input_is_refused(tmp_path: pathlib.Path, out: str) -> None:
     (tmp_path / "t").mkdir()
     (tmp_path / "t" / "a.yaml").write_bytes(IT)
-    proc = subprocess.run(
-        [sys.executable, "-m", "transform", "fix", "t", "--output-dir", out],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=60,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    proc = run_module("fix", "t", "--output-dir", out, text=True, cwd=tmp_path, timeout=60)
     assert proc.returncode == 2, proc.stderr
     assert "--output-dir" in proc.stderr
     assert (tmp_path / "t" / "a.yaml").read_bytes() == IT
@@ -188,6 +176,14 @@ def test_stale_temp_files_of_dead_runs_are_swept(tmp_path: pathlib.Path) -> None
     assert not stale.exists() and mine.exists()
 
 
+def _default_signals() -> None:
+    """In the child, before exec: SIGINT and SIGTERM back to their defaults. A pytest started as a background
+    job inherits SIGINT ignored, and Python installs its KeyboardInterrupt handler only where SIGINT is not
+    ignored at start-up, so without this the child would sleep through the test's SIGINT."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_sigterm_and_sigint_leave_no_temp_file(tmp_path: pathlib.Path, sig: int) -> None:
     target = tmp_path / "a.yaml"
@@ -205,7 +201,12 @@ def test_sigterm_and_sigint_leave_no_temp_file(tmp_path: pathlib.Path, sig: int)
         "sys.exit(guard(body))\n"
     )
     with subprocess.Popen(
-        [sys.executable, "-c", code, str(target)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, text=True
+        [sys.executable, "-c", code, str(target)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        text=True,
+        preexec_fn=_default_signals,
     ) as proc:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
         proc.send_signal(sig)

@@ -4,7 +4,6 @@ file of the tree is still upgraded. CR-only files are read as YAML reads them.""
 
 from __future__ import annotations
 
-import base64
 import json
 import pathlib
 import re
@@ -12,6 +11,7 @@ import re
 import pytest
 
 from tests.pipeline.test_bad_input import CR, IT, assert_good_upgraded, make_tree, run_cli
+from tests.support import samples
 from transform.convert.index import Index
 from transform.model.settings import Settings
 from transform.pipeline.onefile import upgrade_file
@@ -20,8 +20,7 @@ BODY = "metadata:\n  name: a\nspec:\n  cpu:\n    guest: 1\n  memory:\n    guest:
 
 
 def _wrapper(spec_json: str) -> bytes:
-    encoded = base64.b64encode(spec_json.encode()).decode()
-    return (CR + f"data:\n  apiVersion: instancetype.kubevirt.io/v1alpha1\n  spec: {encoded}\nrevision: 0\n").encode()
+    return samples.wrapper_revision(spec_json).encode()
 
 
 def _deep_list(depth: int) -> list[object]:

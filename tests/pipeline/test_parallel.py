@@ -18,6 +18,8 @@ import sys
 
 import pytest
 
+from tests.support import samples
+from tests.support.cli import run_module
 from transform.model.settings import Settings
 from transform.pipeline import batch, forkpool, onefile, parallel, parts, upgrade
 from transform.yamltext import textio
@@ -29,8 +31,7 @@ HANDMADE = [
     "  name: dup2\nspec: {}\n",  # duplicate keys
     "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\nmetadata: {name: broken\n",
     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: tabbed\n",  # a tab: libyaml refuses the stream
-    "apiVersion: instancetype.kubevirt.io/v1alpha2\nkind: VirtualMachineInstancetype\nmetadata:\n  name: c\n"
-    "spec:\n  memory:\n    guest: 2Gi\n",  # the upgraded object is invalid: found when it is read back
+    samples.INSTANCETYPE_PATCH_V1ALPHA2,  # the upgraded object is invalid: found when it is read back
 ]
 
 
@@ -168,8 +169,7 @@ def test_many_files_and_a_split_one_keep_their_order(tmp_path: pathlib.Path) -> 
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[bytes]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "transform", *args], capture_output=True, cwd=ROOT, env=env)
+    return run_module(*args)
 
 
 def test_the_command_gives_the_same_bytes_and_exit_code_with_two_workers(tmp_path: pathlib.Path) -> None:

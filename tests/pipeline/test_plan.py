@@ -1,4 +1,5 @@
-"""The plan and its sinks (issue 20 §4): renames are settled against what the sink could write."""
+"""The plan and its sinks (issue 20 §4, issue 29 §2): renames run in stages, each file planned once, the
+files that reference a revision planned against the renames that landed."""
 
 from __future__ import annotations
 
@@ -10,9 +11,8 @@ import stat
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from transform.cli.main import cli
+from tests.support.cli import invoke
 
 UID = "2b0f9f6e-7f7e-4a59-9d35-0b7c59a2d1aa"
 OLD = f"vm-small-{UID}-1"
@@ -54,7 +54,7 @@ def test_a_read_only_revision_file_keeps_its_references(tmp_path: pathlib.Path) 
     vm.write_text(json.dumps(VM, indent=2) + "\n")
     os.chmod(rev, stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
     try:
-        result = CliRunner().invoke(cli, ["fix", "--rename", "--format", "json", str(tmp_path)])
+        result = invoke("fix", "--rename", "--format", "json", str(tmp_path))
     finally:
         os.chmod(rev, stat.S_IRUSR | stat.S_IWUSR)
     assert result.exit_code == 3, result.output
@@ -149,12 +149,28 @@ def judged(monkeypatch: pytest.MonkeyPatch) -> collections.Counter[str]:
     return calls
 
 
-def test_a_file_planned_again_after_a_failed_rename_is_judged_once(
-    tmp_path: pathlib.Path, judged: collections.Counter[str]
+@pytest.fixture
+def planned(monkeypatch: pytest.MonkeyPatch) -> collections.Counter[str]:
+    """How often each file was planned (the file engine's entry point, by file name)."""
+    from transform.pipeline import onefile
+
+    calls: collections.Counter[str] = collections.Counter()
+    real = onefile.upgrade_file
+
+    def counting(name: str, *args: Any, **kwargs: Any) -> Any:
+        calls[pathlib.Path(name).name] += 1
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(onefile, "upgrade_file", counting)
+    return calls
+
+
+def test_a_file_after_a_failed_rename_is_planned_once(
+    tmp_path: pathlib.Path, judged: collections.Counter[str], planned: collections.Counter[str]
 ) -> None:
     """--rename, the revision's file fails (another of its documents cannot be read), so the revision keeps its
-    name and the VM's file is planned again without the rename: its documents are not judged again
-    (before, every document of the VM's file went through the judge twice)."""
+    name, and the VM's file, planned after it, keeps the old name: each file is planned once and each document
+    judged once (before, the VM's file was planned again without the rename, its judgements remembered)."""
     bad = "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\nmetadata: {name: [\n"
     it = {
         "apiVersion": "instancetype.kubevirt.io/v1alpha1",
@@ -164,30 +180,61 @@ def test_a_file_planned_again_after_a_failed_rename_is_judged_once(
     }
     (tmp_path / "a-rev.yaml").write_text(json.dumps(REVISION) + "\n---\n" + bad)  # a document YAML cannot read
     (tmp_path / "b-vm.yaml").write_text(json.dumps(VM) + "\n---\n" + json.dumps(it) + "\n")
-    result = CliRunner().invoke(cli, ["check", "--rename", "-j", "1", "--format", "json", str(tmp_path)])
+    result = invoke("check", "--rename", "-j", "1", "--format", "json", str(tmp_path))
     assert result.exit_code == 3, result.output
     report = json.loads(result.output)
     codes = {(pathlib.Path(f["file"]).name, f["code"]) for f in report["findings"]}
     assert ("a-rev.yaml", "input.yaml") in codes and ("b-vm.yaml", "upgraded") in codes
-    assert ("b-vm.yaml", "reference.renamed") not in codes  # planned again: the revision keeps its name
+    assert ("b-vm.yaml", "reference.renamed") not in codes  # the revision keeps its name
+    assert planned == {"a-rev.yaml": 1, "b-vm.yaml": 1}
     assert json.dumps(VM, sort_keys=True) in judged and json.dumps(it, sort_keys=True) in judged
     assert {k[:80]: n for k, n in judged.items() if n > 1} == {}
 
 
-def test_a_file_planned_again_after_an_unwritten_revision_is_judged_once(
-    tmp_path: pathlib.Path, judged: collections.Counter[str]
+@pytest.mark.parametrize("names", [("rev.json", "vm.json"), ("a-vm.json", "b-rev.json")])
+def test_a_file_after_an_unwritten_revision_is_planned_once(
+    tmp_path: pathlib.Path,
+    judged: collections.Counter[str],
+    planned: collections.Counter[str],
+    names: tuple[str, str],
 ) -> None:
-    """The same when the revision's file cannot be written (read-only): the VM's file, planned again by the
-    sink's loop (`Plan.settled`), is not judged again."""
-    rev, vm = tmp_path / "rev.json", tmp_path / "vm.json"
+    """The same when the revision's file cannot be written (read-only), whichever comes first in the input:
+    the revision's file is planned and given to the sink first, the VM's file planned once after it, against
+    the renames that landed (before, the sink's loop planned it again, `Plan.settled`)."""
+    rev, vm = tmp_path / names[0], tmp_path / names[1]
+    if "vm" in names[0]:
+        rev, vm = vm, rev
     rev.write_text(json.dumps(REVISION, indent=2) + "\n")
     vm.write_text(json.dumps(VM, indent=2) + "\n")
     os.chmod(rev, stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
     try:
-        result = CliRunner().invoke(cli, ["fix", "--rename", "-j", "1", "--format", "json", str(tmp_path)])
+        result = invoke("fix", "--rename", "-j", "1", "--format", "json", str(tmp_path))
     finally:
         os.chmod(rev, stat.S_IRUSR | stat.S_IWUSR)
     assert result.exit_code == 3, result.output
-    assert "reference.kept" in {f["code"] for f in json.loads(result.output)["findings"]}
+    findings = json.loads(result.output)["findings"]
+    kept = [f for f in findings if f["code"] == "reference.kept"]
+    assert len(kept) == 1 and pathlib.Path(kept[0]["file"]).name == vm.name and OLD in kept[0]["message"]
+    assert json.loads(vm.read_text())["spec"]["instancetype"]["revisionName"] == OLD
+    assert planned == {rev.name: 1, vm.name: 1}
     assert json.dumps(VM, sort_keys=True) in judged
     assert {k[:80]: n for k, n in judged.items() if n > 1} == {}
+
+
+def test_stages_follow_the_revisions_files_refer_to() -> None:
+    """Files holding a renamed revision come first; one that also references a revision another such file
+        renames comes after that file; files renaming each other's revisions (a circle) share a stage, once
+    nothing else is ready; every
+        other file (a VM's, or one with nothing to rename) comes last, each stage in input order."""
+    from transform.convert.index import Index
+    from transform.pipeline.batch import Item
+    from transform.pipeline.upgrade import stages
+
+    index = Index()
+    index.renames = {r: [("default", r + "-new")] for r in ("x", "y", "p", "q")}
+    index.holders = {"x": {"a"}, "y": {"b"}, "p": {"c"}, "q": {"d"}}
+    index.referrers = {"y": {"a", "e"}, "x": {"f"}, "p": {"d"}, "q": {"c"}}
+    items = [Item(n, b"") for n in "abcdefg"]
+    got = [[items[n].name for n in stage] for stage in stages(items, index)]
+    assert got == [["b"], ["a"], ["c", "d"], ["e", "f", "g"]]
+    assert stages(items, Index()) == [list(range(7))]

@@ -13,25 +13,26 @@ from typing import Any
 
 import pytest
 
+from tests.support import samples
 from transform.cli.main import main
-from transform.pipeline import upgrade
+from transform.pipeline import outputs
 
-OLD = (
-    "apiVersion: instancetype.kubevirt.io/v1alpha1\nkind: VirtualMachineInstancetype\nmetadata:\n  name: a\n"
-    "spec:\n  cpu: {guest: 1}\n  memory: {guest: 1Gi}\n"
-)
+OLD = samples.INSTANCETYPE_V1ALPHA1
 
 
 def _after_reading(monkeypatch: pytest.MonkeyPatch, swap: Callable[[], None]) -> None:
-    """Run `swap` once the inputs are read and upgraded in memory, before anything is written."""
-    real = upgrade.upgrade_items
+    """Run `swap` once the inputs are read and upgraded in memory, before anything is written (when the
+    first planned files are given to the sink)."""
+    real = outputs.Writer.__call__
+    swapped: list[bool] = []
 
-    def racing(*args: Any, **kw: Any) -> Any:
-        out = real(*args, **kw)
-        swap()
-        return out
+    def racing(self: outputs.Writer, *args: Any, **kw: Any) -> Any:
+        if not swapped:
+            swapped.append(True)
+            swap()
+        return real(self, *args, **kw)
 
-    monkeypatch.setattr(upgrade, "upgrade_items", racing)
+    monkeypatch.setattr(outputs.Writer, "__call__", racing)
 
 
 def test_a_directory_swapped_for_a_link_to_an_identical_copy_gets_no_write(

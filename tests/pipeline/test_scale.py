@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import base64
 import gc
 import pathlib
 import subprocess
@@ -17,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.support import samples
 from transform.cli import main as cli_main
 from transform.integrations import krm
 from transform.model.settings import Settings
@@ -120,19 +120,14 @@ def test_cli_runs_without_full_collections_and_restores(monkeypatch: pytest.Monk
 
 # --- the reproducers of items 8 and 9, at any size ----------------------------------------------
 
-CR = (
-    "apiVersion: apps/v1\nkind: ControllerRevision\nmetadata:\n  name: vm-x-csmall-1\n  namespace: default\n"
-    "  ownerReferences:\n  - apiVersion: kubevirt.io/v1\n    kind: VirtualMachine\n    name: vm-x\n"
-    "    uid: 7ad77f47-ee51-4024-8d5b-4141aec7b04c\n    controller: true\n"
-)
+CR = samples.REVISION_METADATA
 
 
 def payload_file(n: int) -> bytes:
     """A ControllerRevision whose base64 v1alpha1 payload has `n` gpus (300,000: 15 MB)."""
     gpus = ",".join(f'{{"name":"g{i}","deviceName":"n/g"}}' for i in range(n))
     spec = '{"cpu":{"guest":1},"memory":{"guest":"1Gi"},"gpus":[' + gpus + "]}"
-    encoded = base64.b64encode(spec.encode()).decode()
-    return (CR + f"data:\n  apiVersion: instancetype.kubevirt.io/v1alpha1\n  spec: {encoded}\nrevision: 0\n").encode()
+    return samples.wrapper_revision(spec).encode()
 
 
 def small_documents(n: int, kubevirt: bool = True) -> bytes:

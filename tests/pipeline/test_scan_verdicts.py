@@ -8,9 +8,8 @@ import json
 import pathlib
 
 import pytest
-from click.testing import CliRunner
 
-from transform.cli.main import cli
+from tests.support.cli import invoke
 
 # KubeVirt's network admitter refuses these bindings on creation: slirp from v1.3, macvtap and passt from
 # v1.8 (its message says "since v1.3" for all three); written here, not read from transform/.
@@ -32,7 +31,7 @@ spec:
 
 
 def _run(*args: str) -> tuple[int, str]:
-    r = CliRunner().invoke(cli, list(args))
+    r = invoke(*args)
     return r.exit_code, r.stdout
 
 

@@ -10,13 +10,13 @@ import re
 import resource
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from tests.support.cli import run_module, start_module
 from transform.convert.index import Index
 from transform.model.settings import Settings
 from transform.pipeline import writes
@@ -42,22 +42,12 @@ def upgraded(data: bytes, name: str = "x.yaml") -> bytes:
 
 def cli_background(*args: str, stderr: int = subprocess.PIPE) -> subprocess.Popen[bytes]:
     """`fix` started in the background (stdout discarded)."""
-    cmd = [sys.executable, "-m", "transform", "fix", *args]
-    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=stderr, cwd=ROOT)
+    return start_module("fix", *args, stdout=subprocess.DEVNULL, stderr=stderr)
 
 
 def cli(*args: str, preexec_fn: Callable[[], None] | None = None) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "transform", "fix", *args]
     # the report (stdout) and the messages (stderr) in one stream, in order
-    proc = subprocess.run(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=TIMEOUT,
-        cwd=ROOT,
-        preexec_fn=preexec_fn,
-    )
+    proc = run_module("fix", *args, merge_stderr=True, text=True, timeout=TIMEOUT, preexec_fn=preexec_fn)
     assert proc.returncode != 123 and "Traceback" not in proc.stdout, proc.stdout
     return proc
 

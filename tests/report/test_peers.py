@@ -19,11 +19,11 @@ from typing import Any
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
 from ruamel.yaml import YAML
 
+from tests.support import samples
+from tests.support.cli import invoke
 from transform.cli import cmd_export
-from transform.cli import main as main_module
 from transform.report import peers
 
 # helm-mapkubeapis config/Map.yaml, two of its entries (one without a successor), in its own spelling
@@ -64,7 +64,7 @@ def load(text: str) -> Any:
 
 
 def run(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(main_module.cli, list(args))
+    result = invoke(*args)
     return result.exit_code, result.stdout
 
 
@@ -120,13 +120,11 @@ def test_mapkubeapis_follows_the_targets() -> None:
 
 def test_a_mapping_does_what_fix_does_to_a_release_manifest() -> None:
     # helm-mapkubeapis replaces the deprecatedAPI text by the newAPI text in the release manifest
-    manifest = (
-        "---\napiVersion: instancetype.kubevirt.io/v1alpha2\nkind: VirtualMachinePreference\nmetadata:\n  name: p\n"
-    )
+    manifest = "---\n" + samples.PREFERENCE_V1ALPHA2
     mapped = manifest
     for m in load(run("export", "mapkubeapis")[1])["mappings"]:
         mapped = mapped.replace(m["deprecatedAPI"], m["newAPI"])
-    fixed = CliRunner().invoke(main_module.cli, ["fix", "--quiet", "-"], input=manifest)
+    fixed = invoke("fix", "--quiet", "-", input=manifest)
     assert mapped != manifest and fixed.stdout == mapped
 
 

@@ -7,14 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.cli import run_module
+
 ROOT = Path(__file__).resolve().parents[2]
 TYPOS = ROOT / "fixtures" / "validate" / "vm-typos.yaml"
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "transform", *args], capture_output=True, text=True, cwd=ROOT, timeout=120
-    )
+    return run_module(*args, text=True)
 
 
 def test_unchanged_vm_problems_are_warnings_then_errors_with_strict(tmp_path: Path) -> None:

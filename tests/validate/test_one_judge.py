@@ -8,9 +8,8 @@ import pathlib
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from transform.cli.main import cli
+from tests.support.cli import invoke
 
 FLAVOR = """\
 apiVersion: flavor.kubevirt.io/v1alpha1
@@ -26,7 +25,7 @@ profiles:
 
 
 def _found(command: str, path: pathlib.Path, target: str) -> list[dict[str, Any]]:
-    result = CliRunner().invoke(cli, [command, "--format", "json", "--target-kubevirt", target, str(path)])
+    result = invoke(command, "--format", "json", "--target-kubevirt", target, str(path))
     out = json.loads(result.output)
     found: list[dict[str, Any]] = out["breaking"] if command == "scan" else out["findings"]
     return found

@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from transform.cli.main import cli
+from tests.support.cli import invoke
 
 PREFERENCE = """\
 apiVersion: instancetype.kubevirt.io/v1beta1
@@ -70,7 +69,7 @@ TPM = "spec.devices.preferredTPM.enabled"
 
 
 def _findings(command: str, path: Path, target: str) -> list[dict[str, Any]]:
-    result = CliRunner().invoke(cli, [command, "--format", "json", "--target-kubevirt", target, str(path)])
+    result = invoke(command, "--format", "json", "--target-kubevirt", target, str(path))
     found: list[dict[str, Any]] = json.loads(result.output)["breaking" if command == "scan" else "findings"]
     return found
 
@@ -156,7 +155,7 @@ def test_what_the_schema_says_of_a_payload_is_no_error_of_the_revision(tmp_path:
     """The API server stores `data` unread and KubeVirt's decoder takes 150 (an int32): no error."""
     path = tmp_path / "r.yaml"
     path.write_text(V1BETA1_REVISION)
-    result = CliRunner().invoke(cli, ["validate", "--format", "json", str(path)])
+    result = invoke("validate", "--format", "json", str(path))
     found = [(f["severity"], f["code"], f["path"]) for f in json.loads(result.output)["findings"]]
     assert not [f for f in found if f[0] == "error"], found
     assert result.exit_code == 0

@@ -10,9 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from transform.cli import main as main_module
+from tests.support.cli import invoke
 
 TEMPLATE = """\
 apiVersion: template.openshift.io/v1
@@ -56,7 +54,7 @@ parameters:
 
 
 def run(*args: str) -> tuple[int, list[dict[str, object]]]:
-    result = CliRunner().invoke(main_module.cli, [*args, "--format", "json"])
+    result = invoke(*args, "--format", "json")
     findings: list[dict[str, object]] = json.loads(result.stdout)["findings"]
     return result.exit_code, findings
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.cli import run_module
 
 ROOT = Path(__file__).resolve().parents[2]
 TYPOS = ROOT / "fixtures" / "validate" / "vm-typos.yaml"
@@ -36,13 +37,7 @@ EXPECTED = [  # (severity, code, path, key whose position is reported)
 
 
 def _validate(path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "transform", "validate", *args, str(path)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    return run_module("validate", *args, str(path), text=True)
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -20,9 +20,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from transform.cli.main import cli
+from tests.support.cli import invoke
 from transform.validate import crds, decoding, documents
 
 UID = "2b0f9f6e-7f7e-4a59-9d35-0b7c59a2d1aa"
@@ -172,7 +171,7 @@ def test_every_document_is_validated_once(
         if command == "validate":
             args.remove("-j")
             args.remove("1")
-    result = CliRunner().invoke(cli, args, input=stdin)
+    result = invoke(*args, input=stdin)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
     assert counted, "nothing was validated: the counting wrappers are not on the path the command takes"
     again = {key: n for key, n in counted.items() if n > 1}
@@ -185,7 +184,7 @@ def test_a_failed_file_is_not_upgraded_again(
     """--strict fails the file (its warnings are errors), so its revision keeps its name: the file's VM
     references need no second upgrade, its documents no second judgement."""
     (tmp_path / "all.yaml").write_text(_stream())
-    result = CliRunner().invoke(cli, ["check", "--strict", "--rename", "-j", "1", str(tmp_path / "all.yaml")])
+    result = invoke("check", "--strict", "--rename", "-j", "1", str(tmp_path / "all.yaml"))
     assert result.exit_code == 3, result.output
     again = {key: n for key, n in counted.items() if n > 1 and key[0] != "decode"}
     assert again == {}, f"validated more than once: {again}"

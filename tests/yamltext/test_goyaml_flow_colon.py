@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 import tarfile
 from pathlib import Path
 
@@ -20,10 +18,9 @@ import yaml
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+from tests.support.cli import run_module
 from transform.cli.main import main
 from transform.yamltext import nodes
-
-ROOT = Path(__file__).resolve().parents[2]
 
 STANDALONE = """\
 apiVersion: instancetype.kubevirt.io/v1alpha2
@@ -98,22 +95,12 @@ def test_fix_file_and_rerun(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
 
 def test_stdin_and_validate(tmp_path: Path) -> None:
-    env = {"PYTHONPATH": str(ROOT)}
-    r = subprocess.run(
-        [sys.executable, "-m", "transform", "fix", "-"],
-        input=STANDALONE,
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
+    r = run_module("fix", "-", input=STANDALONE, text=True, cwd=None)
     assert r.returncode == 0, r.stderr
     assert r.stdout == STANDALONE.replace("v1alpha2", "v1beta1")
     path = tmp_path / "it.yaml"
     path.write_text(STANDALONE.replace("v1alpha2", "v1beta1"))
-    r = subprocess.run(
-        [sys.executable, "-m", "transform", "validate", str(path)], capture_output=True, text=True, env=env, check=False
-    )
+    r = run_module("validate", str(path), text=True, cwd=None)
     assert r.returncode == 0 and "invalid YAML" not in r.stderr, r.stderr
 
 
@@ -130,14 +117,7 @@ def test_revision_payload_in_flow_style_is_upgraded(tmp_path: Path, capsys: pyte
 def test_krm_resource_list() -> None:
     items = STANDALONE.replace("\n", "\n  ").rstrip() + "\n"
     rl = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {items}"
-    r = subprocess.run(
-        [sys.executable, "-m", "transform", "krm"],
-        input=rl,
-        capture_output=True,
-        text=True,
-        env={"PYTHONPATH": str(ROOT)},
-        check=False,
-    )
+    r = run_module("krm", input=rl, text=True, cwd=None)
     assert r.returncode == 0, r.stderr + r.stdout
     assert "instancetype.kubevirt.io/v1beta1" in r.stdout and "2023-03-01T10:00:00Z" in r.stdout
 

@@ -22,10 +22,11 @@ from typing import Any
 import pytest
 
 from tests.oracles import k8s_scalars, quantity_model
+from tests.support import samples
 from tests.yamltext.test_resolver_table import NOT_FINITE, REFUSED, ROWS, _expected
 from transform.cli import main as cli
 
-UID = "6709b990-f717-44fe-a8ff-cb441d20b904"
+UID = samples.F1_SOURCE_UID
 
 
 @pytest.mark.parametrize(("scalar", "k8s"), ROWS, ids=[s or "(empty)" for s, _ in ROWS])

@@ -16,7 +16,7 @@ from transform.cli.options import ENGINE, REPORT, WHAT_IT_UPGRADES, options, set
 from transform.cli.progress import Progress
 
 if TYPE_CHECKING:
-    from transform.model.settings import Settings
+    from transform.cli.options import RunOptions
 
 EPILOG = """\b
 Exit codes:
@@ -64,7 +64,7 @@ def backup(archive: str, output: str | None, check: bool, **kw: Any) -> None:
     sys.exit(guard(lambda: _run(archive, None if check else output, c), c.debug))
 
 
-def _run(archive: str, output: str | None, c: Settings) -> int:
+def _run(archive: str, output: str | None, c: RunOptions) -> int:
     # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
     from transform.cli.driver import report
     from transform.integrations import velero as core
@@ -74,7 +74,7 @@ def _run(archive: str, output: str | None, c: Settings) -> int:
     progress = Progress(unit="entries")  # a terminal only
     try:
         try:
-            outcome = core.upgrade_backup(archive, output, c, progress)
+            outcome = core.upgrade_backup(archive, output, c.engine, progress)
         finally:
             progress.close()
     except core.UsageError as exc:
@@ -87,6 +87,6 @@ def _run(archive: str, output: str | None, c: Settings) -> int:
     outcome.run.files_seen = outcome.members
     report(command, outcome.run, c, archive=quote_name(archive))
     findings = outcome.run.all_findings
-    if outcome.run.failed or (c.strict and any(f.severity is Severity.WARNING for f in findings)):
+    if outcome.run.failed or (c.engine.strict and any(f.severity is Severity.WARNING for f in findings)):
         return EXIT_ERROR
     return EXIT_CHANGED if outcome.changed else EXIT_OK

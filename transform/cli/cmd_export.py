@@ -42,7 +42,7 @@ def export(fmt: str, directory: str | None, output_file: str | None, **kw: Any) 
         raise click.UsageError(
             "kubeconform-schemas writes a directory: give DIR" if directory is None else f"{fmt} takes no DIR"
         )
-    sys.exit(guard(lambda: _run(fmt, directory, output_file, c.target, c.target_cdi), c.debug))
+    sys.exit(guard(lambda: _run(fmt, directory, output_file, c.engine.target, c.engine.target_cdi), c.debug))
 
 
 def _run(fmt: str, directory: str | None, output_file: str | None, kubevirt: Any, cdi: Any) -> int:

@@ -44,7 +44,7 @@ functionConfig (a ConfigMap's data, or any kind with the keys under spec):
 @options(*ENGINE, "debug")
 def krm(**kw: Any) -> None:
     c = settings(kw)
-    sys.exit(guard(lambda: _run(c), c.debug, prog="instancetype-upgrade krm"))
+    sys.exit(guard(lambda: _run(c.engine), c.debug, prog="instancetype-upgrade krm"))
 
 
 def _run(base: Settings) -> int:

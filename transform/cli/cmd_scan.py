@@ -14,7 +14,7 @@ from transform.cli.options import REPORT, options, settings
 from transform.cli.progress import Progress
 
 if TYPE_CHECKING:
-    from transform.model.settings import Settings
+    from transform.cli.options import RunOptions
 
 SCAN_EPILOG = """\b
 Exit codes:
@@ -58,7 +58,7 @@ def scan(paths: tuple[str, ...], **kw: Any) -> None:
     sys.exit(guard(lambda: _run(list(paths), c), c.debug))
 
 
-def _run(paths: list[str], c: Settings) -> int:
+def _run(paths: list[str], c: RunOptions) -> int:
     # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
     from transform.integrations import scan_inputs
     from transform.model.findings import Finding, Severity
@@ -78,15 +78,16 @@ def _run(paths: list[str], c: Settings) -> int:
             yield item
 
     try:
-        inputs = scan_inputs.iter_inputs(paths, c.include, c.exclude, errors, c)
-        result = core.scan_items(counted(inputs), c.target, c)
+        inputs = scan_inputs.iter_inputs(paths, c.include, c.exclude, errors, c.engine)
+        result = core.scan_items(counted(inputs), c.engine.target, c.engine)
     finally:
         progress.close()
     result.errors[:0] = errors
     result.breaking += scan_links.missing_in_backups(result.dangling, [p for p in paths if scan_inputs.is_tarball(p)])
     fmt = c.fmt.lower()
-    result.errors = run_policy(result.errors, strict=c.strict, select=c.select, ignore=c.ignore)
-    result.breaking = run_policy(result.breaking, strict=False, select=c.select, ignore=c.ignore)
+    e = c.engine
+    result.errors = run_policy(result.errors, strict=e.strict, select=e.select, ignore=e.ignore)
+    result.breaking = run_policy(result.breaking, strict=False, select=e.select, ignore=e.ignore)
     findings = result.errors + result.breaking
     if c.statistics:
         summary = formats.Summary(
@@ -104,7 +105,7 @@ def _run(paths: list[str], c: Settings) -> int:
         out = formats.RENDERERS[fmt](findings, summary)
     write_report(out, c.output_file)
     if any(f.severity is Severity.ERROR for f in result.errors) or (
-        c.strict and any(f.severity is Severity.WARNING for f in findings)
+        e.strict and any(f.severity is Severity.WARNING for f in findings)
     ):
         return EXIT_ERROR
     if c.exit_zero:

@@ -7,24 +7,24 @@ import os
 import click
 
 from transform.cli.exits import EXIT_CHANGED, EXIT_ERROR, EXIT_OK, write_report
+from transform.cli.options import RunOptions
 from transform.cli.progress import Progress
 from transform.model.findings import Severity
-from transform.model.policy import run_policy
-from transform.model.settings import Settings
+from transform.model.policy import decide
 from transform.pipeline import outputs, writes
 from transform.pipeline.batch import Item, RunResult, read_context, read_sources
 from transform.pipeline.upgrade import Plan
 
 
-def run(command: str, paths: list[str], c: Settings) -> int:
+def run(command: str, paths: list[str], c: RunOptions) -> int:
     """Run fix/check/diff/validate over `paths` (or ["-"]): a source gives the inputs, the pipeline plans
     (or validates) them, a sink takes the plan (`pipeline.outputs`), the report says it; the exit code."""
     result = RunResult()
     stdin = paths == ["-"]
     found: list[str] = []  # every file read, candidate or not (--output-file must be none of them)
-    items = read_sources(paths, c, result, found)
+    items = read_sources(paths, c.engine, result, found, c.include, c.exclude)
     # --context: read only when some input is a candidate (a pre-commit run with nothing relevant reads no more)
-    context = read_context(c.context, c, found, items) if items and c.context else []
+    context = read_context(c.context, c.engine, found, items, c.include, c.exclude) if items and c.context else []
     out_names = _output_names(items, c.output_dir) if c.output_dir else {}
     if c.output_file and not stdin:
         # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
@@ -35,12 +35,14 @@ def run(command: str, paths: list[str], c: Settings) -> int:
             raise click.UsageError(clash + "; nothing written")
     progress = Progress(enabled=not stdin and c.fmt == "text")
     plan = Plan(items, result)
+    sink = outputs.sink_for(command, stdin=stdin, names=out_names, output_dir=c.output_dir, force=c.force)
+    writer = outputs.Writer(sink, note=c.fmt == "text" and not c.quiet, clear=progress.close)
     if items:
         if command == "validate":
             # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
             from transform.pipeline.validate_files import validate_items
 
-            validate_items(items, c, result, context)
+            validate_items(items, c.engine, result, context)
         else:
             # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
             from transform.pipeline.upgrade import upgrade_items
@@ -49,12 +51,11 @@ def run(command: str, paths: list[str], c: Settings) -> int:
             # KubeVirt in them were read and checked already, so they are done)
             done_already = result.files_seen - len(items)
             seen = lambda done, total: progress(done_already + done, done_already + total)  # noqa: E731
-            plan = upgrade_items(items, c, result, seen, jobs=c.jobs, context=context)
+            plan = upgrade_items(items, c.engine, result, seen, jobs=c.jobs, context=context, land=writer)
             if c.debug and result.jobs_note:
                 click.echo(f"instancetype-upgrade: debug: {result.jobs_note}", err=True)
     progress.close()
-    sink = outputs.sink_for(command, c, stdin=stdin, names=out_names)
-    changed = outputs.write_plan(plan, sink, note=c.fmt == "text" and not c.quiet) if command != "validate" else 0
+    changed = writer.taken
     policy(result, c)
     sink.close(plan, result.failed)
     quiet_fix = command == "validate" or (command == "fix" and stdin)  # (fix -: the stream is the answer)
@@ -88,18 +89,24 @@ def _output_names(items: list[Item], output_dir: str) -> dict[str, str]:
     return names
 
 
-def policy(result: RunResult, c: Settings) -> None:
-    """--select/--ignore and --strict on every finding (the engine applied them to files already);
-    a failed file reports no change (it was not and will not be written)."""
-    result.findings = run_policy(result.findings, strict=c.strict, select=c.select, ignore=c.ignore)
-    for r in result.results:
-        r.findings = run_policy(r.findings, strict=c.strict, select=c.select, ignore=c.ignore)
+def policy(result: RunResult, c: RunOptions) -> None:
+    """--select/--ignore and --strict on every finding of the run, once (`model.policy.decide`: the engine
+    only asked whether it fails a file); a failed file reports no change (it was not and will not be
+    written)."""
+    if result.policed:
+        return
+    result.policed = True
+    groups, e = [result.findings, *(r.findings for r in result.results)], c.engine
+    decided = iter(decide([f for g in groups for f in g], strict=e.strict, select=e.select, ignore=e.ignore))
+    result.findings = [f for f in (next(decided) for _ in groups[0]) if f is not None]
+    for r, found in zip(result.results, groups[1:], strict=True):
+        r.findings = [f for f in (next(decided) for _ in found) if f is not None]
         if r.failed:
             r.findings = [f for f in r.findings if f.severity is not Severity.INFO]
 
 
 def report(
-    command: str, result: RunResult, c: Settings, *, stdout_is_data: bool = False, done: str = "", archive: str = ""
+    command: str, result: RunResult, c: RunOptions, *, stdout_is_data: bool = False, done: str = "", archive: str = ""
 ) -> None:
     # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
     from transform.report import formats

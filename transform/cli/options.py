@@ -1,4 +1,5 @@
-"""Every command-line option, declared once, and the one `Settings` record they turn into.
+"""Every command-line option, declared once, and the one record they turn into: `RunOptions`, what the
+shell reads (inputs, outputs, the report, exit codes), holding `Settings`, what the engine reads.
 
 A command picks its options by name (`@options("rename", "strict", ...)`); an option a command
 does not take is a usage error there (click: "No such option"), never silently ignored. Values
@@ -9,7 +10,7 @@ see cli/config.py), else the defaults of `Settings`. Imports only click (start-u
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import click
@@ -262,7 +263,31 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
     ),
 }
 
-SETTINGS_FIELDS = frozenset(f.name for f in fields(Settings))
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What the shell reads: which inputs, where the output and the report go, how the exit code is
+    chosen; `engine`, what the engine reads (it never sees the rest)."""
+
+    engine: Settings = field(default_factory=Settings)
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    context: tuple[str, ...] = ()  # --context: files and directories read for the cross-file index only
+    jobs: int = 0  # 0: decided per run (pipeline.parallel.decide)
+    output_dir: str | None = None
+    force: bool = False  # rewrite read-only files
+    fmt: str = "text"
+    output_file: str | None = None
+    quiet: bool = False
+    debug: bool = False
+    statistics: bool = False
+    exit_zero: bool = False  # exit 0 unless an input failed (check/validate/scan: report-only runs)
+    exit_zero_even_if_changed: bool = False  # fix: exit 0 rather than 1 after rewriting
+
+
+ENGINE_FIELDS = frozenset(f.name for f in fields(Settings))
+SHELL_FIELDS = frozenset(f.name for f in fields(RunOptions)) - {"engine"}
+SETTINGS_FIELDS = ENGINE_FIELDS | SHELL_FIELDS
 assert set(_OPTIONS) <= SETTINGS_FIELDS  # every option lands in the record
 
 REPORT = ("fmt", "output_file", "quiet", "statistics", "select", "ignore", "inline_ignores", "debug")
@@ -294,9 +319,11 @@ def options(*names: str) -> Callable[[Any], Any]:
     return deco
 
 
-def settings(kw: dict[str, Any], **fixed: Any) -> Settings:
-    """Pop every option value out of a command's keyword arguments into one Settings record.
-    An option left unset (None) takes the Settings default."""
+def settings(kw: dict[str, Any], **fixed: Any) -> RunOptions:
+    """Pop every option value out of a command's keyword arguments into one RunOptions record (the engine's
+    into its `Settings`). An option left unset (None) takes the record's default."""
     values = {k: kw.pop(k) for k in list(kw) if k in SETTINGS_FIELDS}
     values.update(fixed)
-    return Settings(**{k: v for k, v in values.items() if v is not None})
+    values = {k: v for k, v in values.items() if v is not None}
+    engine = Settings(**{k: v for k, v in values.items() if k in ENGINE_FIELDS})
+    return RunOptions(engine, **{k: v for k, v in values.items() if k in SHELL_FIELDS})

@@ -12,7 +12,7 @@ from transform.convert.index import REF_PATHS, Index, is_kustomization_kind, kep
 from transform.convert.kustomize import is_kustomization_file
 from transform.convert.outcome import Change, Outcome, object_ref
 from transform.kubevirt import apis, embedding, gojson, releases
-from transform.model.findings import Finding, Severity, error, info, warning
+from transform.model.findings import Finding, error, info, warning
 from transform.model.plain import as_map
 from transform.model.plain import get as _get
 from transform.model.policy import Judgement, Stage, verdict
@@ -66,15 +66,9 @@ def _names_an_api(value: Any) -> bool:
 
 
 def preload(settings: Settings) -> None:
-    """Load now what upgrading and checking documents loads on first use: the validators with the
-    schemas of the kinds this tool upgrades, the Go types' layouts, the old API names of the targets.
-    For a run about to fork workers, which would each load them again; one process loads them as its
-    documents need them."""
-    # lazy: the validators and their schemas load only when a document is validated (here: workers follow)
-    from transform.validate import documents as validation
-    from transform.validate import target as _judge  # noqa: F401  (imported for the workers to inherit)
-
-    validation.preload(settings.target)
+    """Load now what upgrading documents loads on first use: the Go types' layouts, the old API names of
+    the targets. For a run about to fork workers, which would each load them again; one process loads them
+    as its documents need them."""
     gojson.preload()
     apiversion.preload(apis.Targets(settings.target, settings.target_cdi))
 
@@ -97,6 +91,7 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
         return
     before = len(out.findings)
     changes_before = len(out.changes)
+    asks_before = len(out.asks)
     targets = apis.Targets(settings.target, settings.target_cdi)
     misplaced = wronggroup.misplaced(api, kind, targets) if not embedding.is_list(obj) else None
     if misplaced is not None:
@@ -134,11 +129,19 @@ def _visit(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, in
         and len(path) <= 2
     ):
         _whole_object(out, path, obj, settings, file in index.patch_files, out.changes[changes_before:])
+    asked = out.asks[asks_before:]
     if embedding.in_template(path):
-        out.findings[before:] = embedding.substituted(out.findings[before:], obj)
+        kept = embedding.substituted(out.findings[before:], obj)
+        ids = {id(f) for f in kept}
+        for ask in asked:  # (its findings go where they went among those kept)
+            ask.at = before + sum(1 for f in out.findings[before : ask.at] if id(f) in ids)
+        out.findings[before:] = kept
+    resource = _resource(obj)
     for i in range(before, len(out.findings)):
         f = out.findings[i]
-        out.findings[i] = f.at(object=f.object or ref, path=path + f.path, extra={**f.extra, **_resource(obj)})
+        out.findings[i] = f.at(object=f.object or ref, path=path + f.path, extra={**f.extra, **resource})
+    for ask in asked:  # the judge's findings are placed as these are (transform.pipeline.verify.answer)
+        ask.ref, ask.resource = ref, resource
 
 
 def _whole_object(
@@ -148,14 +151,14 @@ def _whole_object(
     (checked before writing), problems of an unchanged one are warnings (errors under --strict)."""
     mine = [c for c in changes if c.path == path and c.verify is None]
     if not any(c.path == path for c in changes):
-        out.findings.extend(_check_current(obj, settings, partial))
+        out.ask(path, Stage.CURRENT, partial=partial)
         return
     if not mine:
         return
-    found, carried = _input_findings(obj, settings, partial)
-    out.findings.extend(found)
     for change in mine:
-        change.verify, change.partial, change.carried = Stage.UPGRADED, partial, frozenset(carried)
+        change.verify, change.partial = Stage.UPGRADED, partial
+    out.ask(path, Stage.INPUT, partial=partial)
+    out.asks[-1].carry = tuple(n for n, c in enumerate(out.changes) if any(c is m for m in mine))
 
 
 def _resource(obj: dict[str, Any]) -> dict[str, Any]:
@@ -185,27 +188,24 @@ def _object(
         # the target serves nothing newer (a release before 1.0): never write a version it does not serve
         rule = apiversion.object_rule(api, kind, apis.Targets(settings.target, settings.target_cdi))
         found = rule[2] if rule is not None else []
-        if any(f.code == "instancetype.not-served" for f in found):
-            # the target judge's fact, under its code (target.api-version), as validate and scan say it
-            # lazy: the validators and their schemas load only when a document is validated
-            from transform.validate.target import target_findings
-
-            said = [f for f in target_findings(obj, settings.target, fields=False) if f.code == "target.api-version"]
-            found = [f for f in found if f.code != "instancetype.not-served"]
-            found += [f.at(severity=Severity.WARNING) for f in said]
-        out.findings.extend(found)
+        said = any(f.code == "instancetype.not-served" for f in found)
+        out.findings.extend(f for f in found if not (said and f.code == "instancetype.not-served"))
+        if said:  # the target judge's fact, under its code (target.api-version), as validate and scan say it
+            out.ask(path, None, code="target.api-version")
         return
     if upgraded is None or releases.family_of(upgraded[1]) is None:
         if api == convert.LATEST and kind in releases.FAMILY_OF_KIND:
             partial = file in index.patch_files
-            judged = _judge(obj, settings, partial)  # once: what is said of it, and what a rewrite carries
-            out.findings.extend(verdict(judged, Stage.CURRENT, strict=settings.strict))
+            new, found = (obj, [])
             if settings.modernize:
                 new, found = modernize.modernize_object(copy.deepcopy(obj), settings.target)
-                out.findings.extend(found)
-                if new != obj:
-                    out.set(path, new)
-                    out.changes.append(Change(path, verify=Stage.UPGRADED, partial=partial, carried=_carried(judged)))
+            rewritten = new != obj
+            if rewritten:
+                out.set(path, new)
+                out.changes.append(Change(path, verify=Stage.UPGRADED, partial=partial))
+            # once: what is said of it, and what a rewrite carries
+            out.ask(path, Stage.CURRENT, partial=partial, carry=int(rewritten))
+            out.findings.extend(found)
             return
         group, _, version = api.partition("/")
         if kind.endswith("List"):
@@ -237,51 +237,10 @@ def _object(
         new, found = modernize.modernize_object(new, settings.target)
         out.findings.extend(found)
     out.set(path, new)
-    found, carried = _input_findings(obj, settings, partial)
-    out.findings.extend(found)
+    out.changes.append(Change(path, verify=Stage.UPGRADED, partial=partial))
+    out.ask(path, Stage.INPUT, partial=partial, carry=1)
     note = f"{api} -> {new_api}" + (f" ({kind} -> {new_kind})" if new_kind != kind else "")
     out.findings.append(info("upgraded", f"upgraded {note}", ("apiVersion",)))
-    out.changes.append(Change(path, verify=Stage.UPGRADED, partial=partial, carried=frozenset(carried)))
-
-
-def _input_findings(
-    obj: dict[str, Any], settings: Settings, partial: bool
-) -> tuple[list[Finding], set[tuple[str, Path]]]:
-    """The input's problems (as warnings) and the (code, path) of each: the upgrade carries a problem
-    the input already had over without blame (a kustomize base's placeholder name, a patch's missing
-    fields); it is refused only for a problem it introduces."""
-    judged = _judge(obj, settings, partial)
-    carried = set(_carried(judged))
-    for part in (judged.own, judged.payload):
-        for i, f in enumerate(part):
-            if f.severity is Severity.ERROR and f.code == "schema.required" and objects.patch_shaped(obj, partial):
-                part[i] = f.at(
-                    message=f"{f.message} (a partial object such as a kustomize patch? pass the "
-                    "kustomization that lists it, as an input or under --context, to have it judged as one)"
-                )
-    return verdict(judged, Stage.INPUT), carried
-
-
-def _carried(judged: Judgement) -> frozenset[tuple[str, Path]]:
-    """What an upgrade carries over without blame: (code, path) of each of the input's own errors, and
-    `("", path)` of each field the input's version does not have (its API server drops the field before it
-    checks the object; once upgraded it is read: transform.pipeline.verify says so)."""
-    found = judged.own + judged.payload
-    return frozenset((f.code, f.path) for f in found if f.severity is Severity.ERROR) | frozenset(
-        ("", f.path) for f in judged.own if f.code == "schema.unknown-field"
-    )
-
-
-def _judge(obj: dict[str, Any], settings: Settings, partial: bool) -> Judgement:
-    # lazy: the validators and their schemas load only when a document is validated
-    from transform.validate.target import judge
-
-    return judge(obj, settings.target, strict=settings.strict, partial=partial, target_cdi=settings.target_cdi)
-
-
-def _check_current(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
-    """A document that needs no change: its problems are warnings (errors only with --strict)."""
-    return verdict(_judge(obj, settings, partial), Stage.CURRENT, strict=settings.strict)
 
 
 def _revision(out: Outcome, path: Path, obj: dict[str, Any], settings: Settings, index: Index) -> None:

@@ -43,7 +43,10 @@ class Index:
     partial_kustomizations: set[str] = field(default_factory=set)
     remote_kustomizations: set[str] = field(default_factory=set)  # with a remote resource (a URL)
     claims: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (ns, new name) -> old names
-    referencing: set[str] = field(default_factory=set)  # the files (display names) whose VMs reference a revision
+    # the files (display names) that hold each revision --rename renames, and that reference each revision
+    # (a VM's revisionName): what orders the stages of a run (`pipeline.upgrade.stages`)
+    holders: dict[str, set[str]] = field(default_factory=dict)  # old name -> files
+    referrers: dict[str, set[str]] = field(default_factory=dict)  # revision -> files
     # payloads decoded for --rename whose documents the upgrade reads in the same parse: id of `data` ->
     # (`data`, its decoding); taken by the upgrade (`take_decoded`), never merged across processes
     decoded: dict[int, tuple[Any, Decoding]] = field(default_factory=dict, repr=False, compare=False)
@@ -76,7 +79,8 @@ class Index:
         kind = doc.get("kind")
         if isinstance(doc.get("items"), list) and str(kind).endswith("List"):
             used = [
-                self.add_document(item, rename=rename, base=base, outside=outside, keep=keep) for item in doc["items"]
+                self.add_document(item, rename=rename, base=base, name=name, outside=outside, keep=keep)
+                for item in doc["items"]
             ]
             return any(used)
         ns = namespace_of(doc)
@@ -87,16 +91,17 @@ class Index:
             if isinstance(vm, dict):
                 self._add_vm(vm, namespace_of(vm) or ns, outside=outside, file=name)
         elif kind == "ControllerRevision" and payloads.is_ours(doc):
-            name = str(_get(doc, ("metadata", "name")) or "")
-            self.revisions.setdefault(name, []).append(ns)
+            old = str(_get(doc, ("metadata", "name")) or "")
+            self.revisions.setdefault(old, []).append(ns)
             if rename:
                 new, decoded = revisions.planned_name(doc)
                 if keep:
                     self.decoded[id(doc.get("data"))] = (doc.get("data"), decoded)
-                if new and new != name:
+                if new and new != old:
                     if not outside:  # a revision outside the run keeps its name in this run
-                        self.renames.setdefault(name, []).append((ns, new))
-                    self.claims.setdefault((ns, new), set()).add(name)
+                        self.renames.setdefault(old, []).append((ns, new))
+                        self.holders.setdefault(old, set()).add(name)
+                    self.claims.setdefault((ns, new), set()).add(old)
         elif kind in ("Secret", "ConfigMap") and helmrelease.driver(doc):
             ns, release, version, status = helmrelease.labels(doc)
             if status in ("deployed", "") and version is not None:
@@ -140,7 +145,9 @@ class Index:
         self.remote_kustomizations |= later.remote_kustomizations
         self.inputs += later.inputs
         self.vm_refs += later.vm_refs
-        self.referencing |= later.referencing
+        for mine_by, theirs_by in ((self.holders, later.holders), (self.referrers, later.referrers)):
+            for rev, names in theirs_by.items():
+                mine_by.setdefault(rev, set()).update(names)
         for rev, files in later.outside_refs.items():
             self.outside_refs.setdefault(rev, []).extend(files)
         for rkey, version in later.helm_deployed.items():
@@ -182,8 +189,8 @@ class Index:
                 if isinstance(rev, str) and rev:
                     hints = revisions.Hints(family, str(kind or ""), name)
                     self.refs.setdefault(rev, []).append((ns, hints))
-                    if file:
-                        self.referencing.add(file)
+                    if file and not outside:
+                        self.referrers.setdefault(rev, set()).add(file)
                     if own:
                         self.vm_refs.append((ns, name, family, rev, ".".join(path)))
                     if outside:

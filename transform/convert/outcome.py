@@ -31,10 +31,30 @@ class Change:
 
 
 @dataclass
+class Ask:
+    """A question for the judge, as data: conversion never calls it (the verify step asks it,
+    transform.pipeline.verify.answer). The input's object at `path` is judged at `stage` (CURRENT: a document
+    left as it is; INPUT: what an upgrade starts from), or with `stage` None only for the target's findings
+    of `code` (as warnings). Its findings go among the outcome's at position `at`, about the object `ref`
+    (`resource`: the report's details of it); the changes at positions `carry` carry the input's own errors
+    over without blame (`Change.carried`)."""
+
+    path: Path
+    stage: Stage | None
+    partial: bool = False
+    code: str = ""
+    at: int = 0
+    carry: tuple[int, ...] = ()
+    ref: str = ""
+    resource: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class Outcome:
     value: Any
     changes: list[Change] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    asks: list[Ask] = field(default_factory=list)  # what the judge is asked of the input (see `Ask`)
 
     _copied: bool = False
 
@@ -58,6 +78,12 @@ class Outcome:
         parent = _get(self.value, path[:-1])
         if isinstance(parent, dict):
             parent.pop(path[-1], None)
+
+    def ask(self, path: Path, stage: Stage | None, *, partial: bool = False, code: str = "", carry: int = 0) -> None:
+        """Ask the judge about the input's object at `path`, its findings placed here, after those so far;
+        the last `carry` changes carry the input's own errors over (see `Ask`)."""
+        last = len(self.changes)
+        self.asks.append(Ask(path, stage, partial, code, len(self.findings), tuple(range(last - carry, last))))
 
     @property
     def error(self) -> bool:

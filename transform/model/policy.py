@@ -13,7 +13,9 @@ it). What a command makes of it depends only on where the document stands in tha
   API server stores `data` without looking at it).
 - `scan` gates on what breaks on the target (`SCAN`): only the target's findings, as they are.
 
-`run_policy` is the run's own policy on top (--select/--ignore, --strict), applied once per report.
+`run_policy` is the run's own policy on top (--select/--ignore, --strict), applied once, at the report
+(`decide` on all of a report's findings); before a file is written the engine only asks whether the policy
+fails it (`fails`).
 """
 
 from __future__ import annotations
@@ -133,15 +135,34 @@ def run_policy(
 ) -> list[Finding]:
     """Warnings and infos not selected (--select/--ignore) are dropped; errors always stay (a file that
     failed must say why). Under --strict the remaining warnings are errors: counted, shown and
-    acted on as errors (a file with one is not written). Applying it twice changes nothing."""
-    out = []
+    acted on as errors (a file with one is not written: `fails`). Applying it twice changes nothing."""
+    return [f for f in decide(found, strict=strict, select=select, ignore=ignore) if f is not None]
+
+
+def decide(
+    found: list[Finding], *, strict: bool, select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()
+) -> list[Finding | None]:
+    """The run's policy on each finding, in order: the finding as the report shows it, or None (dropped).
+    A report applies it once, to all its findings (`run_policy` for one list)."""
+    out: list[Finding | None] = []
     for f in found:
         if f.severity is not Severity.ERROR and (select or ignore) and not selected(f, select, ignore):
+            out.append(None)
             continue
         if strict and f.severity is Severity.WARNING:
             f = f.at(severity=Severity.ERROR, message=f.message + STRICT_SUFFIX)
         out.append(f)
     return out
+
+
+def fails(found: list[Finding], *, strict: bool, select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> bool:
+    """Does the run's policy make these findings fail their file (an error, or under --strict a warning it
+    reports)? What the engine asks before a file is written; the findings are rewritten once, at the report."""
+    return any(
+        f.severity is Severity.ERROR
+        or (strict and f.severity is Severity.WARNING and (not (select or ignore) or selected(f, select, ignore)))
+        for f in found
+    )
 
 
 def selected(f: Finding, select: tuple[str, ...], ignore: tuple[str, ...]) -> bool:

@@ -1,6 +1,7 @@
-"""Run settings: the one record every option of every command turns into (cli/options.py builds
-it; the KRM function's functionConfig overrides it with `dataclasses.replace`). Importable without
-the parser or the release table (pre-commit start-up time)."""
+"""What the engine reads: the settings of an upgrade (target releases, limits, what to rewrite, the run's
+policy), and nothing of the shell's (inputs, output paths, report formats, exit codes: `cli.options.RunOptions`
+holds them with this record). cli/options.py builds it; the KRM function's functionConfig overrides it
+with `dataclasses.replace`. Importable without the parser or the release table (pre-commit start-up time)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ CDI_DEFAULT_RELEASE = (1, 66)  # == transform.kubevirt.apis.CDI_DEFAULT (a test 
 
 @dataclass(frozen=True)
 class Settings:
-    # --- what the engine reads (pure layers) ---
     rename: bool = False
     strict: bool = False
     target: tuple[int, int] = LATEST_RELEASE
@@ -27,19 +27,7 @@ class Settings:
     drop_server_fields: bool = False  # remove managedFields/status naming old API versions
     helm_releases: str = "latest"  # Helm release records rewritten: latest (deployed) | all | none
     inline_ignores: bool = True  # `# instancetype-upgrade: ignore=CODE` comments suppress findings (yamltext.ignores)
-    # --- what the shell reads: inputs, outputs, the report ---
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    context: tuple[str, ...] = ()  # --context: files and directories read for the cross-file index only
-    jobs: int = 0  # 0: decided per run (pipeline.batch.default_jobs)
-    output_dir: str | None = None
-    force: bool = False  # rewrite read-only files
-    fmt: str = "text"
-    output_file: str | None = None
-    quiet: bool = False
-    debug: bool = False
-    statistics: bool = False
+    # the run's own policy: under --strict a reported warning keeps its file from being written
+    # (`model.policy.fails`); the report rewrites the findings with it, once (`model.policy.decide`)
     select: tuple[str, ...] = ()  # finding code prefixes to report (empty: all)
     ignore: tuple[str, ...] = ()  # finding code prefixes not to report
-    exit_zero: bool = False  # exit 0 unless an input failed (check/validate/scan: report-only runs)
-    exit_zero_even_if_changed: bool = False  # fix: exit 0 rather than 1 after rewriting

@@ -58,6 +58,8 @@ class Item:
     chart: str = ""  # that chart's directory
     pin: Pin | None = None  # the directory and file it was read from (a rewrite goes there or nowhere)
     reading: Reading | None = None  # how its documents are read, when not as a file's (a KRM ResourceList's items)
+    # its text decoded and cut into documents by the index pass, for the upgrade: each once (then freed)
+    split: tuple[textio.Source, list[textio.Chunk]] | None = None
 
 
 @dataclass
@@ -67,6 +69,7 @@ class RunResult:
     files_seen: int = 0
     names: list[str] = field(default_factory=list)  # every file seen, in order (a JUnit test case each)
     jobs_note: str = ""  # how many worker processes the upgrade used, and why (--debug)
+    policed: bool = False  # the run's policy was applied to its findings (once, at the report)
 
     @property
     def all_findings(self) -> list[Finding]:
@@ -74,16 +77,23 @@ class RunResult:
 
     @property
     def failed(self) -> bool:
-        return any(f.severity.value == "error" for f in self.all_findings)
+        return any(r.refused for r in self.results) or any(f.severity.value == "error" for f in self.all_findings)
 
     @property
     def changed(self) -> list[FileResult]:
         return [r for r in self.results if r.changed]
 
 
-def read_sources(paths: list[str], settings: Settings, run: RunResult, found: list[str]) -> list[Item]:
-    """The inputs of a file command: stdin (`["-"]`) or the files under `paths`, each read once within
-    the size limits (`read_inputs`); `found`: every file read, candidate or not."""
+def read_sources(
+    paths: list[str],
+    settings: Settings,
+    run: RunResult,
+    found: list[str],
+    include: tuple[str, ...] = (),
+    exclude: tuple[str, ...] = (),
+) -> list[Item]:
+    """The inputs of a file command: stdin (`["-"]`) or the files under `paths` (--include/--exclude), each
+    read once within the size limits (`read_inputs`); `found`: every file read, candidate or not."""
     limit = file_limit(settings.max_document_bytes)
     if paths == ["-"]:
         run.files_seen = 1
@@ -96,14 +106,14 @@ def read_sources(paths: list[str], settings: Settings, run: RunResult, found: li
         from transform.formats.helm_chart import roles as charts
 
         return [Item("<stdin>", data, None, None, *charts.role_of("", data))]
-    items = read_inputs(_noted(discover(paths, settings.include, settings.exclude), found), run, limit)
+    items = read_inputs(_noted(discover(paths, include, exclude), found), run, limit)
     if not run.files_seen and not run.findings:
         run.findings.append(
             warning(
                 "input.no-files",
                 f"no files matched in {', '.join(paths)} (*.yaml, *.yml, *.json, and as *.j2"
-                + (f"; --include {' '.join(settings.include)}" if settings.include else "")
-                + (f"; --exclude {' '.join(settings.exclude)}" if settings.exclude else "")
+                + (f"; --include {' '.join(include)}" if include else "")
+                + (f"; --exclude {' '.join(exclude)}" if exclude else "")
                 + ")",
                 file=", ".join(paths),
             )
@@ -123,7 +133,14 @@ def context_needles(items: list[Item], settings: Settings) -> tuple[str, ...]:
     return ("Kustomization", "Component")
 
 
-def read_context(paths: tuple[str, ...], settings: Settings, named: Iterable[str], inputs: list[Item]) -> list[Item]:
+def read_context(
+    paths: tuple[str, ...],
+    settings: Settings,
+    named: Iterable[str],
+    inputs: list[Item],
+    include: tuple[str, ...] = (),
+    exclude: tuple[str, ...] = (),
+) -> list[Item]:
     """--context: the files under `paths` that the index would read of them as inputs (same discovery,
     --include/--exclude, size limit and needles: those the `inputs` need), for the index only:
     never upgraded, reported or written. `named`: the paths of the run's own inputs, not read again (by
@@ -133,7 +150,7 @@ def read_context(paths: tuple[str, ...], settings: Settings, named: Iterable[str
     names = {os.path.basename(p) for p in skip}  # realpath only for these: it costs a stat per directory
     needles = context_needles(inputs, settings)
     items: list[Item] = []
-    for entry in discover(list(paths), settings.include, settings.exclude):
+    for entry in discover(list(paths), include, exclude):
         if isinstance(entry, Skipped):
             continue
         if os.path.basename(entry.path) in names and os.path.realpath(entry.path) in skip:
@@ -195,9 +212,14 @@ def read_inputs(
     return items
 
 
-# At most this much document text is kept parsed between the index pass and the upgrade pass
-# (plain values only: a node tree is composed again only for a document that is edited or reported).
+# At most this much document text is kept parsed between the index pass and the upgrade pass, and of it
+# at most KEEP_TREES_BYTES with its node tree (about 27 bytes of nodes and values per byte of text); beyond,
+# plain values only: a node tree is composed again only for a document that is edited or reported.
 KEEP_PARSED_BYTES = 2 * 1024 * 1024
+KEEP_TREES_BYTES = 64 * 1024
+# At most this much input text is kept decoded and split between the passes (`Item.split`): a file's text
+# is alive during its own upgrade anyway, so the cost is only what many files hold at once.
+KEEP_SPLIT_BYTES = 16 * 1024 * 1024
 
 
 @dataclass
@@ -208,6 +230,7 @@ class IndexDoc:
     value: Any
     text: str | None  # its text when the upgrade pass reads it too (see `build_index`'s `keep`)
     duplicates: bool = False  # duplicate keys: kept, its node tree is composed again when reported
+    doc: Document | None = None  # the parse itself, with its node tree (when the upgrade reads it too)
 
 
 def reads_for_index(item: Item, settings: Settings) -> bool:
@@ -219,28 +242,34 @@ def reads_for_index(item: Item, settings: Settings) -> bool:
 
 
 def index_documents(
-    item: Item, settings: Settings, source: textio.Source | None = None, span: Span | None = None
+    item: Item, settings: Settings, source: textio.Source | None = None, span: Span | None = None, keep: bool = False
 ) -> Iterator[IndexDoc]:
-    """The documents of an input (of `span` of it) that the index reads, one at a time."""
+    """The documents of an input (of `span` of it) that the index reads, one at a time. `keep`: the upgrade
+    pass follows in this process: the text decoded and split here is kept for it (`Item.split`)."""
     # lazy: start-up: the parsing stack is imported only once a file is a candidate
     from transform.pipeline.onefile import iter_documents
 
     kustomization = is_kustomization_file(item.name)
     if source is None and item.reading is not None:
         source, span = item.reading.source, item.reading.span
+    chunks = None
     if source is None:
         try:
             source = textio.decode(item.data)
         except textio.ReadError:
             return
+        chunks = textio.split_documents(source.text)
+        if keep:
+            item.split = (source, chunks)
     needles = ("",) if kustomization else index_needles(settings)
     known = dict(item.parsed) if item.parsed else None  # parsed by the caller (krm): not again
-    for pd in iter_documents(item.name, source, settings, [], needles, known, span):
+    for pd in iter_documents(item.name, source, settings, [], needles, known, span, chunks):
         if pd.doc is None:
             continue
         upgraded = kustomization or textio.holds(pd.text, textio.NEEDLES_STR)
         text = pd.text if upgraded else None
-        yield IndexDoc((pd.chunk.start, pd.chunk.end), pd.doc.value, text, upgraded and bool(pd.doc.duplicates))
+        dups = upgraded and bool(pd.doc.duplicates)
+        yield IndexDoc((pd.chunk.start, pd.chunk.end), pd.doc.value, text, dups, pd.doc if upgraded else None)
 
 
 # Who indexes the documents of the wanted inputs (given their positions) when it is not this process:
@@ -269,11 +298,21 @@ def build_index(
     else:
         index = Index()
         budget = KEEP_PARSED_BYTES if keep else 0
+        trees = [KEEP_TREES_BYTES if keep else 0]  # (the text whose node trees may still be kept)
+        split = KEEP_SPLIT_BYTES
         for n in wanted:
             kept: Kept = {}
-            budget = add_documents(index, items[n], index_documents(items[n], settings), settings, budget, kept)
+            parses: dict[tuple[int, int], Document] = {}
+            docs = _with_trees(index_documents(items[n], settings, keep=keep), parses, trees)
+            budget = add_documents(index, items[n], docs, settings, budget, kept)
             if kept:
-                items[n].parsed = {**(items[n].parsed or {}), **kept_documents(kept)}
+                found = kept_documents(kept)
+                found.update((key, parses[key]) for key in found if key in parses)
+                items[n].parsed = {**(items[n].parsed or {}), **found}
+            if items[n].split is not None:
+                split -= len(items[n].data)
+                if split < 0:
+                    items[n].split = None  # (decoded and split again by its upgrade)
     for item in context:
         add_documents(index, item, index_documents(item, settings), settings, 0, {}, outside=True)
     if index.kustomization_resources:
@@ -281,6 +320,18 @@ def build_index(
         index.resolve_partial()
     _patch_names(index, items)
     return index
+
+
+def _with_trees(
+    docs: Iterable[IndexDoc], parses: dict[tuple[int, int], Document], left: list[int]
+) -> Iterator[IndexDoc]:
+    """The documents, each parse the upgrade reads too put in `parses` with its node tree while their text
+    fits in `left[0]` bytes (a document it edits is then composed once)."""
+    for d in docs:
+        if d.doc is not None and d.text is not None and len(d.text) <= left[0]:
+            left[0] -= len(d.text)
+            parses[d.key] = d.doc
+        yield d
 
 
 def add_documents(

@@ -25,7 +25,7 @@ from transform.model.policy import Judgement, Stage, verdict
 from transform.model.settings import Settings
 from transform.pipeline import aliases
 from transform.pipeline.parts import FileResult, ParsedDoc, Part, Reading, Span, finish
-from transform.pipeline.verify import verify
+from transform.pipeline.verify import answer, verify
 from transform.yamltext import edits, emit, nodepath, textio
 from transform.yamltext import nodes as yamlnodes
 
@@ -38,17 +38,19 @@ def iter_documents(
     needles: tuple[str, ...] = textio.NEEDLES_STR,
     parsed: dict[tuple[int, int], yamlnodes.Document] | None = None,
     span: Span | None = None,
+    chunks: list[textio.Chunk] | None = None,
 ) -> Iterator[ParsedDoc]:
     """Parse, one at a time, the documents that hold a needle; report those that cannot be parsed.
 
     A generator: a 20 MB export is never held as parsed trees all at once. `parsed`: documents an
     earlier pass over the same text already parsed (and checked), by (start, end) of their chunk;
     each is taken out of it when used. `span`: only these chunks (a worker's share of a large file;
-    documents keep their index and lines in the whole file).
+    documents keep their index and lines in the whole file). `chunks`: the text's documents, when an
+    earlier pass split it already (`textio.split_documents`).
     """
     text = source.text
     if span is None:
-        chunks, doc_index, line0, counted = textio.split_documents(text), -1, 0, 0
+        chunks, doc_index, line0, counted = textio.split_documents(text) if chunks is None else chunks, -1, 0, 0
     else:
         chunks, doc_index, line0 = span.chunks[span.lo : span.hi], span.docs - 1, span.lines
         counted = chunks[0].start if chunks else 0
@@ -145,38 +147,15 @@ def upgrade_file(
     parsed: dict[tuple[int, int], yamlnodes.Document] | None = None,
     role: str = "",
     reading: Reading | None = None,
-    judged: dict[bytes, Any] | None = None,
+    split: tuple[textio.Source, list[textio.Chunk]] | None = None,
 ) -> FileResult:
     """One file's upgrade, with the run's policy applied: --select/--ignore drop warnings, --strict
     makes the rest errors, and a file with an error keeps its text (it is never written).
     `parsed`: this file's documents the index pass already parsed (see `iter_documents`).
     `role`: a Helm chart's template or values file (`pipeline.charts`), upgraded as text.
     `reading`: how its source has the documents read (`parts.Reading`), when not as a file's.
-    `judged`: the judgements of its first upgrade (`FileResult.judged`), when it is planned again: its
-    documents are not judged again. A file whose references follow a rename keeps its judgements (they
-    are made so only for a file whose VMs the index saw reference a revision, when revisions are renamed)."""
-    if judged is None and not (index.renames and name in index.referencing):
-        return _upgrade_file(name, data, settings, index, parsed, role, reading)
-    # lazy: the validators and their schemas load only when a document is validated
-    from transform.validate.target import remembered
-
-    with remembered({} if judged is None else judged) as memo:
-        result = _upgrade_file(name, data, settings, index, parsed, role, reading)
-    if any(f.code == "reference.renamed" for f in result.findings):
-        result.judged = memo
-    return result
-
-
-def _upgrade_file(
-    name: str,
-    data: bytes,
-    settings: Settings,
-    index: Index,
-    parsed: dict[tuple[int, int], yamlnodes.Document] | None,
-    role: str,
-    reading: Reading | None,
-) -> FileResult:
-    result = FileResult(name, reading.whole if reading is not None else None)
+    `split`: its text and documents, when the index pass decoded and split it already (`batch.Item.split`)."""
+    result = FileResult(name, reading.whole if reading is not None else split[0] if split is not None else None)
     try:
         result.source = result.source or textio.decode(data)
     except textio.ReadError as exc:
@@ -190,7 +169,8 @@ def _upgrade_file(
         part = upgrade_documents(name, reading.source, settings, index, parsed, reading.span, reading.adjust)
         part = reading.after(part) if reading.after is not None else part
         return finish(result, [part], replace(settings, inline_ignores=False) if reading.own_ignores else settings)
-    return finish(result, [upgrade_documents(name, result.source, settings, index, parsed)], settings)
+    chunks = split[1] if split is not None else None
+    return finish(result, [upgrade_documents(name, result.source, settings, index, parsed, chunks=chunks)], settings)
 
 
 def chart_file(name: str, source: textio.Source, settings: Settings, role: str) -> Part:
@@ -221,12 +201,13 @@ def upgrade_documents(
     parsed: dict[tuple[int, int], yamlnodes.Document] | None = None,
     span: Span | None = None,
     adjust: Callable[[ParsedDoc, Any], Any] | None = None,
+    chunks: list[textio.Chunk] | None = None,
 ) -> Part:
     """Upgrade the candidate documents of a file (of `span`, if given): plan, apply, verify each.
     `adjust(pd, upgraded)`: the value to write instead of each upgraded value (the KRM function's items)."""
     part = Part()
     needles = ("",) if is_kustomization_file(name) else textio.NEEDLES_STR
-    for pd in iter_documents(name, source, settings, part.findings, needles, parsed, span):
+    for pd in iter_documents(name, source, settings, part.findings, needles, parsed, span, chunks):
         if pd.doc is None:
             continue
         locate = locator(name, pd, pd.line0)
@@ -238,6 +219,7 @@ def upgrade_documents(
             )
         else:
             outcome = upgrade_document(pd.doc.value, settings=settings, index=index, file=name)
+            answer(outcome, pd.doc.value, settings)  # what the conversion asked the judge
         part.findings.extend(locate(f) for f in outcome.findings)
         if adjust is not None:
             outcome.value = adjust(pd, outcome.value)

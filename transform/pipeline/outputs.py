@@ -1,6 +1,7 @@
 """Where a plan goes: the one sink interface of fix, check, diff and validate, and the one loop that
-writes a plan (`write_plan`). A sink takes one planned file (its new bytes) and either writes it
-somewhere or refuses it with a finding; the plan (`upgrade.Plan`) settles the renames a refusal undoes.
+gives a run's planned files to it, stage by stage (`Writer`). A sink takes one planned file (its new
+bytes) and either writes it somewhere or refuses it with a finding; a refused file's renames do not
+land, and the files that reference them are planned after it without them (`upgrade.upgrade_items`).
 
 A new output is a new `Sink`. The file commands' are here, chosen in `sink_for`: the file itself
 (`InPlace`), a copy under --output-dir (`IntoDir`), a diff on stdout (`Diff`), the stream on stdout
@@ -22,7 +23,6 @@ from transform.model.findings import Finding, error, quote_name
 from transform.pipeline import writes
 
 if TYPE_CHECKING:
-    from transform.model.settings import Settings
     from transform.pipeline.batch import Item
     from transform.pipeline.parts import FileResult
     from transform.pipeline.upgrade import Plan
@@ -128,38 +128,55 @@ def _read_only(path: str) -> bool:
         return False
 
 
-def sink_for(command: str, settings: Settings, *, stdin: bool, names: dict[str, str]) -> Sink:
-    """The sink of a file command: what `command` does with a planned file."""
+def sink_for(
+    command: str, *, stdin: bool, names: dict[str, str], output_dir: str | None = None, force: bool = False
+) -> Sink:
+    """The sink of a file command: what `command` does with a planned file (`fix`: in place, rewriting
+    read-only files only with `force`, or into `output_dir`)."""
     if command == "diff":
         return Diff(stdin)
     if command != "fix":
         return Discard()
     if stdin:
         return Stream()
-    if settings.output_dir:
-        return IntoDir(writes.OutputDir(settings.output_dir), names)
-    return InPlace(settings.force)
+    if output_dir:
+        return IntoDir(writes.OutputDir(output_dir), names)
+    return InPlace(force)
+
+
+@dataclass
+class Writer:
+    """Gives a run's planned files to a sink, a stage at a time (`upgrade.Land`): each changed file that did
+    not fail is put; a refused one keeps its text, says why, and its renames do not land (the next stage is
+    planned without them). `note`: print the sink's notes (`Rewriting x.yaml`) on stderr, after `clear()`
+    (the progress line's)."""
+
+    sink: Sink
+    note: bool = True
+    clear: Callable[[], None] | None = None
+    taken: int = 0  # how many files the sink took
+
+    def __call__(self, stage: list[tuple[Item, FileResult]]) -> None:
+        for item, r in stage:
+            if not r.changed or r.failed or r.source is None or r.new_text is None:
+                continue
+            try:
+                said = self.sink.put(r, item, r.source.encode(r.new_text))
+            except Refused as exc:
+                r.findings.append(exc.finding.at(file=r.name))
+                r.renames = []
+                r.write_failed = True
+                continue
+            if said and self.note:
+                if self.clear is not None:
+                    self.clear()
+                sys.stderr.write(said + "\n")
+            self.taken += 1
 
 
 def write_plan(plan: Plan, sink: Sink, note: bool = True) -> int:
-    """Give every changed file of the plan to the sink, revision files first; a file that follows a
-    rename whose revision could not be written is planned again first (`Plan.settled`). How many files
-    the sink took. `note`: print the sink's notes (`Rewriting x.yaml`) on stderr."""
-    by_name = {i.name: i for i in plan.items}
-    taken = 0
-    for pos in plan.write_order():
-        r = plan.settled(pos)
-        if not r.changed or r.failed or r.source is None or r.new_text is None:
-            continue
-        try:
-            said = sink.put(r, by_name[r.name], r.source.encode(r.new_text))
-        except Refused as exc:
-            r.findings.append(exc.finding.at(file=r.name))
-            plan.unwritten |= {old for _, old, _ in r.renames}
-            r.renames = []
-            r.write_failed = True
-            continue
-        if said and note:
-            sys.stderr.write(said + "\n")
-        taken += 1
-    return taken
+    """Give every changed file of a plan made without a sink to it (one input, or a run without renames:
+    one stage); how many files the sink took."""
+    writer, by_name = Writer(sink, note), {i.name: i for i in plan.items}
+    writer([(by_name[r.name], r) for r in plan.run.results])
+    return writer.taken

@@ -76,20 +76,28 @@ class Plan:
         if self.preloaded:
             return
         self.preloaded = True
+        # lazy: the validators and their schemas load only when a document is validated (here: workers follow)
+        from transform.validate import documents
+        from transform.validate import target as _judge  # noqa: F401  (imported for the workers to inherit)
+
+        documents.preload(self.settings.target)
         dispatch.preload(self.settings)
         nodes.compile_patterns(non_ascii=not all(i.data.isascii() for i in self.items))
 
     def index_pass(self, wanted: list[int]) -> Index:
         """The index of the wanted items' documents (`batch.Reader`): each worker indexes its shares;
         their indexes are merged here in input order."""
-        chosen = set(wanted)
-        tasks = [t for t in ([s for s in task if s.item in chosen] for task in self.tasks) if t]
         index = Index()
-        for share, (partial, kept) in _map(self, _index_task, tasks, meanwhile=self.preload):
+        for share, (partial, kept) in _map(self, _index_task, self.tasks_of(wanted), meanwhile=self.preload):
             index.merge(partial)
             if kept:
                 self.kept[share] = kept
         return index
+
+    def tasks_of(self, wanted: list[int]) -> list[list[Share]]:
+        """The tasks, with only the shares of the wanted items (positions)."""
+        chosen = set(wanted)
+        return [t for t in ([s for s in task if s.item in chosen] for task in self.tasks) if t]
 
     def share_bytes(self, s: Share) -> int:
         if not s.hi:
@@ -288,14 +296,18 @@ def _index_task(shares: list[Share]) -> list[tuple[Index, bytes]]:
     return out
 
 
-def upgrade_pass(p: Plan, index: Index, progress: Callable[[int, int], None] | None) -> list[FileResult]:
-    """Every item's result, in input order, upgraded by the workers; a split file's parts joined."""
+def upgrade_pass(
+    p: Plan, index: Index, progress: Callable[[int, int], None] | None, wanted: list[int]
+) -> list[FileResult]:
+    """The result of each wanted item (positions, in input order: a stage of the run, `upgrade.stages`),
+    upgraded by the workers (forked now: they inherit the index as the earlier stages settled it); a split
+    file's parts joined."""
     p.index = index
     p.preload()  # done already unless the index pass had no work
     results: list[FileResult] = []
     parts: list[Part] = []
-    total = len(p.items)
-    for share, out in _map(p, _upgrade_task, p.tasks):
+    total = len(wanted)
+    for share, out in _map(p, _upgrade_task, p.tasks_of(wanted)):
         if isinstance(out, Part):
             parts.append(out)
             source, chunks = p.splits[share.item]

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from transform.model.findings import Finding, Severity
-from transform.model.policy import run_policy
+from transform.model.policy import fails
 from transform.model.settings import Settings
 from transform.yamltext import textio
 
@@ -25,14 +25,12 @@ class FileResult:
     upgraded: int = 0
     renames: list[tuple[str, str, str]] = field(default_factory=list)  # (namespace, old, new)
     write_failed: bool = False
+    refused: bool = False  # --strict: a warning fails the file (`model.policy.fails`): it is not written
     suppressed: list[Finding] = field(default_factory=list)  # by inline ignores (yamltext.ignores)
-    # the judgements of a file whose references follow a rename (`validate.target.remembered`): planned
-    # again without it (the revision's file failed), its documents are not judged again
-    judged: dict[bytes, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def failed(self) -> bool:
-        return any(f.severity is Severity.ERROR and f.code != "strict" for f in self.findings)
+        return self.refused or any(f.severity is Severity.ERROR and f.code != "strict" for f in self.findings)
 
     @property
     def changed(self) -> bool:
@@ -105,7 +103,7 @@ class Part:
 
 
 def finish(result: FileResult, parts: list[Part], settings: Settings) -> FileResult:
-    """A file's result from its parts, in document order, and the run's policy (see `upgrade_file`)."""
+    """A file's result from its parts, in document order; a file the run's policy fails keeps its text."""
     assert result.source is not None or not parts
     pieces: list[tuple[int, int, str]] = []
     shift = 0
@@ -133,12 +131,9 @@ def finish(result: FileResult, parts: list[Part], settings: Settings) -> FileRes
         result.findings = [
             f for f in result.findings if not (f.code.startswith("webhook.deprecated") and (f.doc, f.path) in rewritten)
         ]
-    if settings.strict or settings.select or settings.ignore:
-        result.findings = run_policy(
-            result.findings, strict=settings.strict, select=settings.select, ignore=settings.ignore
-        )
-        if result.failed:
-            result.new_text, result.renames = None, []
+    if settings.strict and fails(result.findings, strict=True, select=settings.select, ignore=settings.ignore):
+        result.refused = True  # (the report applies the policy to the findings, once: `model.policy.decide`)
+        result.new_text, result.renames = None, []
     return result
 
 

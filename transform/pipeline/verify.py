@@ -1,6 +1,7 @@
 """Verify one edited document before its file is written: re-read what the edits give (one document,
 the intended values, every comment), then judge the upgraded objects (each `Change`). Nothing that
-fails here is written (transform.pipeline.onefile)."""
+fails here is written (transform.pipeline.onefile). Conversion never calls the judge: what it asks of
+the input (`convert.outcome.Ask`) is answered here too (`answer`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from collections import Counter
 from typing import Any
 
 from transform.convert.dispatch import Change
+from transform.convert.objects import patch_shaped
+from transform.convert.outcome import Ask, Outcome
 from transform.kubevirt import embedding
 from transform.model import plain
 from transform.model.findings import Finding, Severity, error
@@ -153,6 +156,56 @@ def judge_change(change: Change, doc: Any, settings: Settings) -> list[Finding]:
     if embedding.in_template(change.path):
         found = embedding.substituted(found, obj)
     return [f.at(path=change.path + f.path) for f in found]
+
+
+def answer(outcome: Outcome, doc: Any, settings: Settings) -> None:
+    """The judge's answers to what the conversion of the input document `doc` asked (`Outcome.asks`): the
+    findings put where it asked, with the severity the stage gives them; the changes it names carry the
+    input's own errors over (`Change.carried`)."""
+    for ask in reversed(outcome.asks):  # (from the last: the positions before stay as they are)
+        obj = plain.get(doc, ask.path)
+        if not isinstance(obj, dict):
+            continue
+        found, carried = _answer(ask, obj, settings)
+        for n in ask.carry:
+            outcome.changes[n].carried = carried
+        if embedding.in_template(ask.path):
+            found = embedding.substituted(found, obj)
+        extra = ask.resource
+        placed = [f.at(object=f.object or ask.ref, path=ask.path + f.path, extra={**f.extra, **extra}) for f in found]
+        outcome.findings[ask.at : ask.at] = placed
+
+
+def _answer(ask: Ask, obj: dict[str, Any], settings: Settings) -> tuple[list[Finding], frozenset[tuple[str, Any]]]:
+    # lazy: the validators and their schemas load only when a document is validated
+    from transform.validate.target import judge, target_findings
+
+    if ask.stage is None:  # only the target's fact under this code
+        said = [f for f in target_findings(obj, settings.target, fields=False) if f.code == ask.code]
+        return [f.at(severity=Severity.WARNING) for f in said], frozenset()
+    cdi = settings.target_cdi
+    judged = judge(obj, settings.target, strict=settings.strict, partial=ask.partial, target_cdi=cdi)
+    carried = _carried(judged)
+    if ask.stage is not Stage.INPUT:
+        return verdict(judged, ask.stage, strict=settings.strict), carried
+    for part in (judged.own, judged.payload):
+        for i, f in enumerate(part):
+            if f.severity is Severity.ERROR and f.code == "schema.required" and patch_shaped(obj, ask.partial):
+                part[i] = f.at(
+                    message=f"{f.message} (a partial object such as a kustomize patch? pass the "
+                    "kustomization that lists it, as an input or under --context, to have it judged as one)"
+                )
+    return verdict(judged, Stage.INPUT), carried
+
+
+def _carried(judged: Judgement) -> frozenset[tuple[str, Any]]:
+    """What an upgrade carries over without blame: (code, path) of each of the input's own errors, and
+    `("", path)` of each field the input's version does not have (its API server drops the field before it
+    checks the object; once upgraded it is read: `judge_change` says so)."""
+    found = judged.own + judged.payload
+    return frozenset((f.code, f.path) for f in found if f.severity is Severity.ERROR) | frozenset(
+        ("", f.path) for f in judged.own if f.code == "schema.unknown-field"
+    )
 
 
 def _comments(text: str, root: Node | None) -> list[str]:

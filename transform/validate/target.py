@@ -18,9 +18,6 @@ not apply), `target.vm-flavor` (a VM's spec.flavor after v0.56). A field no rele
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from transform.kubevirt import releases
@@ -191,23 +188,6 @@ def _topology(value: Any, target: releases.ReleaseInfo, path: tuple[Any, ...]) -
     )
 
 
-Memo = dict[bytes, Judgement]  # judgements by a digest of the judged object's JSON and the judge's options
-_memo: Memo | None = None  # see `remembered`
-
-
-@contextmanager
-def remembered(memo: Memo) -> Iterator[Memo]:
-    """Meanwhile every judgement is kept in `memo`, and one `memo` holds already is given again instead of
-    judging anew: a file planned a second time (its references follow a rename that failed in another
-    file, `pipeline.upgrade`) has its documents judged once."""
-    global _memo
-    saved, _memo = _memo, memo
-    try:
-        yield memo
-    finally:
-        _memo = saved
-
-
 def judge(
     obj: dict[str, Any],
     release: Release,
@@ -223,33 +203,6 @@ def judge(
     target's. Commands choose only the severity (transform.model.policy.verdict). `own=False`: the
     target's findings only (`scan`), with the fields the target drops judged here, and the interface
     bindings the target refuses on creation (otherwise among the document's own findings)."""
-    if _memo is not None and own:
-        # lazy: start-up and memory: hashlib loads OpenSSL (about 3 MB), only for a run that remembers judgements
-        import hashlib
-
-        try:
-            text = json.dumps([obj, release, strict, partial, target_cdi], sort_keys=True, default=repr)
-            key = hashlib.blake2b(text.encode(), digest_size=20).digest()  # (ASCII: json escapes the rest)
-        except (TypeError, ValueError):  # keys JSON cannot sort (a YAML mapping with int and str keys)
-            key = b""
-        hit = _memo.get(key) if key else None
-        if hit is None:
-            hit = _judge(obj, release, strict=strict, partial=partial, target_cdi=target_cdi)
-            if key:
-                _memo[key] = hit
-        return Judgement(list(hit.own), list(hit.payload), list(hit.target))  # (callers edit the lists)
-    return _judge(obj, release, strict=strict, partial=partial, target_cdi=target_cdi, own=own)
-
-
-def _judge(
-    obj: dict[str, Any],
-    release: Release,
-    *,
-    strict: bool = False,
-    partial: bool = False,
-    target_cdi: Release | None = None,
-    own: bool = True,
-) -> Judgement:
     if not own:
         return Judgement(target=target_findings(obj, release) + documents.refused_bindings(obj, release))
     cdi = {} if target_cdi is None else {"target_cdi": target_cdi}
