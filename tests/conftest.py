@@ -1,10 +1,17 @@
 """Shared fixtures: `parser` runs a test with libyaml's C parser and with the pure one; `cli_runner` and
-`cli_process` run the command line in process and as `python -m transform` (tests/support/cli.py)."""
+`cli_process` run the command line in process and as `python -m transform` (tests/support/cli.py).
+
+Every finding the tool makes under the suite, in this process and in the CLI processes it starts, must
+carry a registered code (transform/model/codes.py): an unregistered one is an internal error.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from typing import Any
+
+os.environ["INSTANCETYPE_UPGRADE_CHECK_CODES"] = "1"  # (before transform is imported: findings reads it once)
 
 import pytest
 

@@ -198,25 +198,25 @@ def test_scan_suppresses_what_would_break(tmp_path: pathlib.Path) -> None:
 @pytest.mark.parametrize(
     ("body", "paths"),
     [
-        ("a:\n  b: 1  # instancetype-upgrade: ignore=x\n", [("a", "b")]),
-        ("a:\n  # instancetype-upgrade: ignore=x\n\n  # another comment\n  b:\n    c: 1\n", [("a", "b")]),
-        ("items:\n- apiVersion: v1  # instancetype-upgrade: ignore=x\n  kind: A\n", [("items", 0)]),
-        ("# instancetype-upgrade: ignore=x\napiVersion: v1\nkind: A\n", [()]),
-        ("a: 'q # instancetype-upgrade: ignore=x'\n", []),  # inside a scalar: text, not a comment
-        ("a: |\n  # instancetype-upgrade: ignore=x\n", []),
-        ("a: 1\n---\nb: 1  # instancetype-upgrade: ignore=x\n", [("b",)]),
+        ("a:\n  b: 1  # instancetype-upgrade: ignore=schema\n", [("a", "b")]),
+        ("a:\n  # instancetype-upgrade: ignore=schema\n\n  # another comment\n  b:\n    c: 1\n", [("a", "b")]),
+        ("items:\n- apiVersion: v1  # instancetype-upgrade: ignore=schema\n  kind: A\n", [("items", 0)]),
+        ("# instancetype-upgrade: ignore=schema\napiVersion: v1\nkind: A\n", [()]),
+        ("a: 'q # instancetype-upgrade: ignore=schema'\n", []),  # inside a scalar: text, not a comment
+        ("a: |\n  # instancetype-upgrade: ignore=schema\n", []),
+        ("a: 1\n---\nb: 1  # instancetype-upgrade: ignore=schema\n", [("b",)]),
     ],
 )
 def test_what_a_directive_covers(body: str, paths: list[tuple[object, ...]]) -> None:
     directives, problems = ignores.find(body)
     assert [d.path for d in directives] == paths and not problems
-    assert all(d.codes == ("x",) for d in directives)
+    assert all(d.codes == ("schema",) for d in directives)
 
 
 @pytest.mark.parametrize(
     "body",
     [
-        "a: 1\n# instancetype-upgrade: ignore=x\n",  # nothing after it
+        "a: 1\n# instancetype-upgrade: ignore=schema\n",  # nothing after it
         "a: 1  # instancetype-upgrade: ignore=\n",  # no code
         "a: 1  # instancetype-upgrade: ignored=x\n",  # not the directive's spelling
     ],

@@ -26,6 +26,7 @@ ALLOWED = {
     "transform.cli.progress",  # the progress line (stdlib only), split out of driver
     "transform.model",
     "transform.model.findings",
+    "transform.model.codes",  # the code registry (no imports): --select/--ignore values; the suite's code check
     "transform.model.policy",  # the run policy (stdlib only), split out of findings
     "transform.pipeline.outputs",  # the sinks of the file commands (stdlib only)
     "transform.pipeline.upgrade",  # the plan (its engine is imported lazily)
@@ -48,6 +49,7 @@ ALLOWED = {
     "transform.convert.apiversion",
     "transform.kubevirt",
     "transform.kubevirt.apis",  # the pre-filter's needles come from the API table
+    "transform.kubevirt.releasefacts",  # generated release facts (constants only), read by convert.apiversion
     "transform.kubevirt.apihistory",  # generated rows of that table (two literals, no imports)
     "transform.convert.flavor_v1alpha1",
     "transform.convert.instancetype_v1alpha1",

@@ -38,7 +38,7 @@ TYPE_A: Problem = ("schema.type", ("spec", "cpu", "guest"))
 TYPE_B: Problem = ("schema.type", ("spec", "memory", "guest"))
 ENUM_A: Problem = ("schema.enum", ("spec", "cpu", "guest"))
 REQUIRED: Problem = ("schema.required", ("spec", "cpu"))
-WEBHOOK: Problem = ("webhook.memory", ("spec", "memory", "guest"))
+WEBHOOK: Problem = ("webhook.overcommit-percent", ("spec", "memory", "guest"))
 
 # (problems of the input, problems of the upgraded object) -> (refused for, warned as input problems)
 TABLE: list[tuple[list[Problem], list[Problem], list[Problem], list[Problem]]] = [

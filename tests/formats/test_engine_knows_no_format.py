@@ -2,7 +2,8 @@
 `cli/`, which drive Velero's two passes, the KRM function and the options), the code that mentions Helm,
 kustomize, ResourceLists or Velero is exactly the lines below, each with its reason. Comments and
 docstrings may explain the domain; code may not branch on a format. A new mention fails here: put it in
-the format's package, behind `formats.base.Format`, or add it below with its reason.
+the format's package, behind `formats.base.Format`, or add it below with its reason. The registry of finding
+codes (`model/codes.py`) lists the formats' codes as data and is not read here.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ import tokenize
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 WORDS = re.compile(r"helm|kustomiz|resourcelist|velero", re.IGNORECASE)
 SHELL = ("transform/formats/", "transform/integrations/", "transform/cli/")
+# the registry of finding codes names every code, the formats' own families (`helm.*`, `kustomize.*`) too:
+# data, read by the report and the options, never a branch of the engine
+REGISTRIES = ("transform/model/codes.py",)
 
 ALLOWED: dict[str, list[str]] = {
     # user-facing words of a rule: what kustomize or Velero does with the object (domain, not a branch)
@@ -83,7 +87,7 @@ def test_the_engine_names_no_format_outside_its_allowed_lines() -> None:
     found: dict[str, list[str]] = {}
     for path in sorted((ROOT / "transform").rglob("*.py")):
         rel = path.relative_to(ROOT).as_posix()
-        if not rel.startswith(SHELL) and (lines := _code_lines(path)):
+        if not rel.startswith(SHELL) and rel not in REGISTRIES and (lines := _code_lines(path)):
             found[rel] = lines
     assert found == ALLOWED
 

@@ -25,7 +25,7 @@ ODD = "quote \" apostrophe ' <tag> & amp; ünïcødé ☃ \x01 ]]> end"
 
 FINDINGS = [
     error(
-        "unknown-field",
+        "schema.unknown-field",
         "field is not known to v1beta1",
         ("spec", "cpu", "guest"),
         file="deploy/it.yaml",
@@ -36,7 +36,7 @@ FINDINGS = [
         extra={"api_version": "instancetype.kubevirt.io/v1alpha2", "kind": "VirtualMachineInstancetype"},
     ),
     warning(
-        "deprecated-value",
+        "webhook.deprecated-topology",
         "use spec.memory.guest",
         ("spec", "gpus", 0, "name"),
         file="deploy/it.yaml",
@@ -46,8 +46,8 @@ FINDINGS = [
         object="VirtualMachinePreference/p",
     ),
     info("upgraded", "upgraded to v1beta1", file="other.yaml", doc=0, object="VirtualMachineInstancetype/x"),
-    error("bad-quantity", ODD, ("metadata", "annotations", "a.b/c"), file='dir/odd <&> "f".yaml', line=3),
-    warning("stdin-thing", "from stdin"),
+    error("schema.quantity", ODD, ("metadata", "annotations", "a.b/c"), file='dir/odd <&> "f".yaml', line=3),
+    warning("input.no-files", "from stdin"),
 ]
 
 SUMMARY = Summary(
@@ -68,7 +68,7 @@ def test_text_lines() -> None:
     lines = out.splitlines()
     assert lines[0] == (
         "deploy/it.yaml:12:5: error: doc 0 VirtualMachineInstancetype/ns1/small: spec.cpu.guest: "
-        "field is not known to v1beta1 [unknown-field]"
+        "field is not known to v1beta1 [schema.unknown-field]"
     )
     assert lines[: len(FINDINGS)] == [str(f) for f in FINDINGS]
     assert "renamed ControllerRevision ns1/rev-old -> rev-new" in lines
@@ -111,7 +111,7 @@ def test_text_color() -> None:
     ],
 )
 def test_summary_line_plurals(summary: Summary, errors: int, warnings: int, expect: str) -> None:
-    findings = [error("e", "x")] * errors + [warning("w", "y")] * warnings
+    findings = [error("schema.type", "x")] * errors + [warning("webhook.deprecated-topology", "y")] * warnings
     assert summary_line(findings, summary) == expect
     assert render_text(findings, summary).splitlines()[-1] == expect
 
@@ -178,7 +178,7 @@ def test_json_round_trip() -> None:
 
 
 def test_json_extra_is_made_safe() -> None:
-    f = error("x", "m", extra={"obj": object(), "tuple": (1, "a"), 3: {1, 2}.__class__.__name__})
+    f = error("schema.type", "m", extra={"obj": object(), "tuple": (1, "a"), 3: {1, 2}.__class__.__name__})
     doc = json.loads(render_json([f], Summary()))
     assert doc["findings"][0]["extra"]["tuple"] == [1, "a"]
     assert doc["findings"][0]["extra"]["3"] == "set"
@@ -201,13 +201,13 @@ def test_junit_parses_and_counts() -> None:
     by_name = {c.get("name"): c for c in cases}
     it = by_name["deploy/it.yaml"]
     failure = it.find("failure")
-    assert failure is not None and failure.get("type") == "unknown-field"
+    assert failure is not None and failure.get("type") == "schema.unknown-field"
     assert "spec.cpu.guest" in (failure.text or "")
-    assert "deprecated-value" in (it.findtext("system-out") or "")
+    assert "webhook.deprecated-topology" in (it.findtext("system-out") or "")
     clean = by_name["clean.yaml"]
     assert clean.find("failure") is None and clean.find("system-out") is None
     assert by_name["<stdin>"].find("failure") is None
-    assert "stdin-thing" in (by_name["<stdin>"].findtext("system-out") or "")
+    assert "input.no-files" in (by_name["<stdin>"].findtext("system-out") or "")
 
 
 def test_junit_escapes_odd_characters() -> None:
@@ -240,7 +240,13 @@ def test_sarif_structure() -> None:
     driver = run["tool"]["driver"]
     assert driver["name"] == "instancetype-upgrade"
     rule_ids = [r["id"] for r in driver["rules"]]
-    assert rule_ids == ["unknown-field", "deprecated-value", "upgraded", "bad-quantity", "stdin-thing"]
+    assert rule_ids == [
+        "schema.unknown-field",
+        "webhook.deprecated-topology",
+        "upgraded",
+        "schema.quantity",
+        "input.no-files",
+    ]
     for rule in driver["rules"]:
         assert {"id", "shortDescription", "defaultConfiguration"} <= set(rule)
     results = run["results"]
@@ -267,7 +273,7 @@ def test_sarif_structure() -> None:
 
 
 def test_sarif_absolute_paths_are_file_uris() -> None:
-    doc = json.loads(render_sarif([error("x", "m", file="/tmp/a b.yaml", line=1)], Summary()))
+    doc = json.loads(render_sarif([error("schema.type", "m", file="/tmp/a b.yaml", line=1)], Summary()))
     art = doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
     assert art == {"uri": "file:///tmp/a%20b.yaml"}
 
@@ -293,7 +299,7 @@ def test_krm_results() -> None:
         },
         "field": {"path": "spec.cpu.guest"},
         "file": {"path": "deploy/it.yaml", "index": 0},
-        "tags": {"code": "unknown-field"},
+        "tags": {"code": "schema.unknown-field"},
     }
     assert results[1]["field"] == {"path": "spec.gpus.0.name"}
     assert results[1]["resourceRef"] == {"kind": "VirtualMachinePreference", "name": "p"}
@@ -306,7 +312,7 @@ def test_krm_results() -> None:
 def test_krm_extra_overrides_object() -> None:
     f = Finding(
         Severity.WARNING,
-        "c",
+        "webhook.deprecated-topology",
         "m",
         object="Kind/ns/name",
         extra={"name": "real", "namespace": "other", "api_version": "v1"},

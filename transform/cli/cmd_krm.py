@@ -27,6 +27,8 @@ functionConfig (a ConfigMap's data, or any kind with the keys under spec):
   strict: "true"           warnings become errors
   target-kubevirt: "1.7"   KubeVirt release to check against
   modernize: "true"        also rewrite deprecated spellings the target supports
+  select: "webhook.,cdi"   report only these finding codes, prefixes or API families
+  ignore: "schema.unknown-field"   do not report these (`instancetype-upgrade codes`)
 """
 
 

@@ -72,6 +72,7 @@ def _value(path: str, key: str, param: click.Parameter, value: Any) -> Any:
         values = [value] if isinstance(value, str) else value
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
             raise click.UsageError(f'{where}: expected a list of strings (["a", "b"])')
+        _callback(where, param, tuple(values))  # (select, ignore: codes the registry knows)
         return values
     if isinstance(value, float) and key in ("target-kubevirt", "target-cdi"):
         raise click.UsageError(f'{where}: a TOML number drops zeros (1.10 reads as 1.1): quote it: {key} = "X.Y"')
@@ -81,11 +82,19 @@ def _value(path: str, key: str, param: click.Parameter, value: Any) -> Any:
     if key not in ("target-kubevirt", "target-cdi"):  # (those are checked by their option, notes and all)
         try:  # the option's own type and range, as on the command line, said here in one line
             converted = param.type.convert(value, param, None)
-            if param.callback is not None:
-                param.callback(None, param, converted)  # type: ignore[arg-type]
         except click.BadParameter as exc:
             raise click.UsageError(f"{where}: {exc.message}") from None
+        _callback(where, param, converted)
     return value
+
+
+def _callback(where: str, param: click.Parameter, value: Any) -> None:
+    """The option's own check of a configured value, as on the command line, said in one line."""
+    try:
+        if param.callback is not None:
+            param.callback(None, param, value)  # type: ignore[arg-type]
+    except click.BadParameter as exc:
+        raise click.UsageError(f"{where}: {exc.message}") from None
 
 
 def default_map(group: click.Group, start: str | None = None, *, debug: bool = False) -> dict[str, dict[str, Any]]:

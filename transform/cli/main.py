@@ -40,6 +40,7 @@ class _Group(click.Group):
     # `check` under pre-commit do not pay for building `backup`, `krm` and `scan`.
     LAZY = {
         "backup": "transform.cli.cmd_backup",
+        "codes": "transform.cli.cmd_codes",
         "export": "transform.cli.cmd_export",
         "krm": "transform.cli.cmd_krm",
         "scan": "transform.cli.cmd_scan",

@@ -87,9 +87,19 @@ def _size(value: Any) -> int:
         raise click.BadParameter(f"not a size: {value!r} (e.g. 16MiB)") from None
 
 
-def _codes(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
-    """--select/--ignore: repeatable and comma-separated (`--select upgraded,webhook.`)."""
-    return tuple(p.strip() for v in value for p in str(v).split(",") if p.strip())
+def _codes(ctx: click.Context | None, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    """--select/--ignore: repeatable and comma-separated (`--select upgraded,webhook.`); each a finding code,
+    a prefix of codes or an API family (transform/model/codes.py), else a usage error with a suggestion."""
+    out = tuple(p.strip() for v in value for p in str(v).split(",") if p.strip())
+    if out:
+        # lazy: start-up: the code registry only for a run that selects or ignores codes
+        from transform.model.codes import unknown_selector
+
+        for selector in out:
+            why = unknown_selector(selector)
+            if why is not None:
+                raise click.BadParameter(why)
+    return out
 
 
 _OPTIONS: dict[str, Callable[[Any], Any]] = {
@@ -224,7 +234,8 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
         multiple=True,
         metavar="CODE",
         callback=_codes,
-        help="Report only findings whose code starts with CODE (repeatable, comma-separated).",
+        help="Report only findings whose code starts with CODE, or about an object of the API family CODE "
+        "(repeatable, comma-separated; `instancetype-upgrade codes` lists the codes).",
     ),
     "ignore": click.option(
         "--ignore",

@@ -20,7 +20,7 @@ import functools
 from collections.abc import Iterator
 from typing import Any
 
-from transform.kubevirt import apis
+from transform.kubevirt import apis, releasefacts
 from transform.model.findings import Finding, error, info, warning
 
 Path = tuple[Any, ...]
@@ -42,7 +42,7 @@ def _preset_deprecated() -> apis.Release:
 
 
 PRESET_DEPRECATED: apis.Release = _preset_deprecated()
-RUNNING_DEPRECATED: apis.Release = (1, 4)
+RUNNING_DEPRECATED: apis.Release = releasefacts.RUNNING_DEPRECATED  # VirtualMachine spec.running
 
 
 def since(api: apis.Api, release: apis.Release | None) -> str:

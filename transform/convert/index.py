@@ -13,22 +13,13 @@ from transform.convert import payloads, revisions
 from transform.convert.hints import NONE, Facts
 from transform.convert.hints import Hints as FileHints
 from transform.convert.revisions import Decoding
+from transform.kubevirt import releases
 from transform.model.findings import Finding, warning
 from transform.model.plain import get as _get
 
 Hints = revisions.Hints
 
-REF_PATHS: dict[str, tuple[tuple[str, ...], ...]] = {
-    "instancetype": (
-        ("spec", "instancetype", "revisionName"),
-        ("spec", "flavor", "revisionName"),  # KubeVirt <= v0.55
-        ("status", "instancetypeRef", "controllerRevisionRef", "name"),
-    ),
-    "preference": (
-        ("spec", "preference", "revisionName"),
-        ("status", "preferenceRef", "controllerRevisionRef", "name"),
-    ),
-}
+REF_PATHS = releases.REVISION_REFS  # where a VM names its revisions (transform.kubevirt.releases)
 
 
 def namespace_of(doc: dict[str, Any]) -> str:

@@ -35,21 +35,17 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from transform.kubevirt import releasefacts, releases
 from transform.model.findings import Finding, info, warning
 
 Release = tuple[int, int]
 
-TOPOLOGY_RENAMES = {
-    "preferSockets": "sockets",
-    "preferCores": "cores",
-    "preferThreads": "threads",
-    "preferSpread": "spread",
-    "preferAny": "any",
-}
-TOPOLOGY_SINCE: Release = (1, 4)
-EFI_SINCE: Release = (1, 5)  # preferredEfi exists from 1.4; the booleans are deprecated in 1.5
-SPREAD_SINCE: Release = (1, 3)
-LAUNCH_SECURITY_SINCE: Release = (1, 9)
+# The release each rewrite waits for (generated from KubeVirt's sources and CRD schemas: releasefacts).
+TOPOLOGY_RENAMES = releases.TOPOLOGY_RENAMES
+TOPOLOGY_SINCE: Release = releases.TOPOLOGIES_RENAMED
+EFI_SINCE: Release = releasefacts.USE_EFI_DEPRECATED  # (preferredEfi exists from PREFERRED_EFI_ADDED)
+SPREAD_SINCE: Release = releasefacts.SPREAD_OPTIONS_ADDED
+LAUNCH_SECURITY_SINCE: Release = releasefacts.LAUNCH_SECURITY_DEPRECATED
 
 PREFERENCE_KINDS = ("VirtualMachinePreference", "VirtualMachineClusterPreference")
 INSTANCETYPE_KINDS = ("VirtualMachineInstancetype", "VirtualMachineClusterInstancetype")
@@ -101,7 +97,8 @@ def _topology(spec: dict[str, Any], target: Release) -> list[Finding]:
     return [
         info(
             "modernize.topology",
-            f"preferredCPUTopology {old!r} -> {new!r} (same meaning; {old!r} is deprecated since KubeVirt 1.4)",
+            f"preferredCPUTopology {old!r} -> {new!r} (same meaning; {old!r} is deprecated since KubeVirt "
+            f"{_rel(TOPOLOGY_SINCE)})",
             path,
         )
     ]
@@ -261,7 +258,8 @@ def _launch_security(spec: dict[str, Any], target: Release) -> list[Finding]:
     return [
         warning(
             "modernize.launch-security",
-            "instancetype launchSecurity is deprecated since KubeVirt 1.9: use preferredLaunchSecurity in a "
+            f"instancetype launchSecurity is deprecated since KubeVirt {_rel(LAUNCH_SECURITY_SINCE)}: use "
+            "preferredLaunchSecurity in a "
             "preference instead. Not moved: the preference value only applies when the VM sets none, while the "
             "instancetype value conflicts with one the VM sets",
             path,

@@ -12,7 +12,7 @@ from typing import Any
 
 from transform.convert import apiversion
 from transform.convert.outcome import Change, Outcome, object_ref
-from transform.kubevirt import apis, embedding
+from transform.kubevirt import apis, embedding, releases
 from transform.model.findings import error, info, warning
 from transform.model.plain import get as _get
 from transform.model.settings import Settings
@@ -115,7 +115,8 @@ def _running(out: Outcome, path: Path, vm: dict[str, Any], modernize: bool, targ
             out.findings.append(
                 warning(
                     "core.running-deprecated",
-                    f"spec.running is deprecated since KubeVirt 1.4: {todo} (fix --modernize rewrites it)",
+                    f"spec.running is deprecated since KubeVirt {releases.text(apiversion.RUNNING_DEPRECATED)}: "
+                    f"{todo} (fix --modernize rewrites it)",
                     where,
                 )
             )

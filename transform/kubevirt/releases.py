@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from transform.kubevirt import apis
+from transform.kubevirt import apis, releasefacts
 
 Release = tuple[int, int]
 LATEST: Release = apis.LATEST_KUBEVIRT
@@ -41,10 +41,40 @@ VM_FIELDS: dict[tuple[str, ...], tuple[Release, Release | None]] = {
     ("spec", "preference", "inferFromVolume"): ((0, 59), None),
 }
 
+# Where a VirtualMachine names the ControllerRevision of its instancetype and of its preference, by family,
+# in KubeVirt's order: a matcher's `revisionName` (spec.flavor's in the flavor era, before VM_FIELDS says
+# it became spec.instancetype) and, from v1.5 (`revision_ref`), the status reference. Held to the VM CRD
+# schema (tests/kubevirt/test_revision_refs.py).
+REVISION_REFS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "instancetype": (
+        ("spec", "instancetype", "revisionName"),
+        ("spec", "flavor", "revisionName"),  # KubeVirt <= v0.55
+        ("status", "instancetypeRef", "controllerRevisionRef", "name"),
+    ),
+    "preference": (
+        ("spec", "preference", "revisionName"),
+        ("status", "preferenceRef", "controllerRevisionRef", "name"),
+    ),
+}
 
-OLD_TOPOLOGIES = ("preferSockets", "preferCores", "preferThreads")
-PREFER_TOPOLOGIES = (*OLD_TOPOLOGIES, "preferSpread", "preferAny")  # preferSpread/preferAny from v1.1
-SHORT_TOPOLOGIES = ("sockets", "cores", "threads", "spread", "any")  # from v1.4
+
+def revision_ref_via(path: tuple[str, ...]) -> str:
+    """How a REVISION_REFS path names the revision: `spec` (a matcher), `flavor` (the flavor era's), `status`."""
+    return "status" if path[0] == "status" else "flavor" if path[1] == "flavor" else "spec"
+
+
+# preferredCPUTopology, from KubeVirt's sources (generated: transform.kubevirt.releasefacts): its deprecated
+# spellings (`preferSockets`, ...) each with its replacement (`sockets`, ...), and the release deprecating them.
+TOPOLOGY_RENAMES: dict[str, str] = releasefacts.DEPRECATED_TOPOLOGIES
+TOPOLOGIES_RENAMED: Release = releasefacts.TOPOLOGIES_DEPRECATED
+PREFER_TOPOLOGIES = tuple(TOPOLOGY_RENAMES)
+SHORT_TOPOLOGIES = tuple(TOPOLOGY_RENAMES.values())
+
+
+def topology_since(value: str) -> Release | None:
+    """The first release that knows the preferredCPUTopology `value` (None: none does)."""
+    return releasefacts.TOPOLOGIES.get(value)
+
 
 # The payload formats of a ControllerRevision's data: one vocabulary for what decoding finds
 # (transform.validate.decoding's Decoded.fmt), what a release reads (READS) and the eras that wrote them (ERAS).
@@ -96,11 +126,7 @@ class ReleaseInfo:
 
 def _build(release: Release) -> ReleaseInfo:
     served = {api.api_version for api in apis.TABLE if api.product == apis.KUBEVIRT and api.serves(release)}
-    topologies: set[str] = set(OLD_TOPOLOGIES) if release >= (0, 56) else set()
-    if release >= (1, 1):
-        topologies |= set(PREFER_TOPOLOGIES)
-    if release >= (1, 4):
-        topologies |= set(SHORT_TOPOLOGIES)
+    topologies = {value for value, since in releasefacts.TOPOLOGIES.items() if since <= release}
     payloads = {fmt for fmt, spans in READS.items() if any(_within(release, span) for span in spans)}
     return ReleaseInfo(
         release=release,

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import enum
+import os
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 Path = tuple[Any, ...]  # a field path: ("spec", "cpu", "guest") or ("items", 0, "spec")
+
+# Every finding's code must be registered (transform/model/codes.py). The test suite sets this variable
+# (tests/conftest.py), so an unregistered code is an internal error there; a user's run pays nothing.
+CHECK_CODES = os.environ.get("INSTANCETYPE_UPGRADE_CHECK_CODES", "") not in ("", "0")
+if CHECK_CODES:  # (loaded with this module, so a forked worker inherits it)
+    from transform.model.codes import KNOWN as _KNOWN
 
 
 class Severity(str, enum.Enum):
@@ -106,6 +113,12 @@ class Finding:
     object: str = ""  # Kind/namespace/name or Kind/name
     path: Path = ()
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    if CHECK_CODES:
+
+        def __post_init__(self) -> None:
+            if self.code not in _KNOWN:
+                raise AssertionError(f"finding code {self.code!r} is not registered in transform/model/codes.py")
 
     def at(self, **changes: Any) -> Finding:
         return replace(self, **changes)

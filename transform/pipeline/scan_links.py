@@ -13,10 +13,10 @@ from typing import Any
 
 from transform import convert
 from transform.convert import payloads, revisions
-from transform.kubevirt import releases
+from transform.kubevirt import releasefacts, releases
 from transform.model.findings import Finding, Severity, warning
 
-MATCHER_MISMATCH_SINCE = (1, 6)
+MATCHER_MISMATCH_SINCE = releasefacts.OBJECT_NAME_MATCHED
 FLAVOR_VM_UNTIL = releases.VM_FIELDS[("spec", "flavor")][1] or releases.LATEST
 
 
@@ -36,6 +36,7 @@ class Ref:
     family: str  # instancetype | preference
     via: str  # spec | status | flavor
     revision: str
+    path: str = ""  # the field naming it (spec.instancetype.revisionName, ...: transform.kubevirt.releases)
 
 
 @dataclass
@@ -100,23 +101,22 @@ def revision(obj: dict[str, Any], d: Doc) -> Revision:
 def vm_refs(obj: dict[str, Any], d: Doc) -> VM:
     refs: list[Ref] = []
     names: dict[str, str] = {}
-    for family, matcher_key in (
-        ("instancetype", "instancetype"),
-        ("instancetype", "flavor"),
-        ("preference", "preference"),
-    ):
-        matcher = _get(obj, "spec", matcher_key)
+    paths = [(family, path) for family, each in releases.REVISION_REFS.items() for path in each]
+    for family, path in paths:  # the matchers' revisionName first, then the status references
+        if path[0] != "spec":
+            continue
+        matcher = _get(obj, *path[:2])
         if not isinstance(matcher, dict):
             continue
         if isinstance(matcher.get("name"), str):
             names[family] = matcher["name"]
-        rev = matcher.get("revisionName")
+        rev = matcher.get(path[2])
         if isinstance(rev, str) and rev:
-            refs.append(Ref(family, "flavor" if matcher_key == "flavor" else "spec", rev))
-    for family in ("instancetype", "preference"):
-        rev = _get(obj, "status", family + "Ref", "controllerRevisionRef", "name")
+            refs.append(Ref(family, releases.revision_ref_via(path), rev, ".".join(path)))
+    for family, path in paths:
+        rev = _get(obj, *path) if path[0] == "status" else None
         if isinstance(rev, str) and rev and not any(r.revision == rev and r.family == family for r in refs):
-            refs.append(Ref(family, "status", rev))
+            refs.append(Ref(family, "status", rev, ".".join(path)))
     return VM(d, refs, names)
 
 
@@ -202,9 +202,6 @@ def missing_in_backups(dangling: list[tuple[VM, Ref]], archives: Iterable[str]) 
         if not prefixes or not vm.doc.file.startswith(prefixes):
             continue
         name = f"{vm.doc.namespace + '/' if vm.doc.namespace else ''}{vm.doc.name}"
-        via = {"spec": f"spec.{ref.family}.revisionName", "flavor": "spec.flavor.revisionName"}.get(
-            ref.via, f"status.{ref.family}Ref.controllerRevisionRef.name"
-        )
-        found = missing_revision(name, ref.family, ref.revision, via)
+        found = missing_revision(name, ref.family, ref.revision, ref.path)
         out.append(found.at(file=vm.doc.file, line=vm.doc.line, doc=vm.doc.doc, object=f"VirtualMachine/{name}"))
     return out

@@ -70,6 +70,7 @@ __all__ = [
 
 JSON_SCHEMA_VERSION = 1
 TOOL_URI = "https://github.com/kubevirt/kubevirt"
+CODES_DOC = "docs/codes.md"  # every code's summary, from transform/model/codes.py (SARIF rules' helpUri, repo-relative)
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _ANSI = {Severity.ERROR: "\x1b[1;31m", Severity.WARNING: "\x1b[1;33m", Severity.INFO: "\x1b[1;36m"}
 _ANSI_RESET = "\x1b[0m"
@@ -269,26 +270,33 @@ def _sarif_location(f: Finding) -> dict[str, Any]:
     return location
 
 
+def _sarif_rule(f: Finding, level: str | None) -> dict[str, Any]:
+    """The rule of a finding's code: its summary and help link from the registry (transform/model/codes.py)."""
+    # lazy: the code registry only for a SARIF report
+    from transform.model.codes import CODES, anchor
+
+    known = CODES.get(f.code)
+    rule: dict[str, Any] = {
+        "id": f.code,
+        "name": "".join(part.capitalize() for part in re.split(r"[^0-9A-Za-z]+", f.code)) or f.code,
+        "shortDescription": {"text": known.summary if known else f.code},
+        "fullDescription": {"text": f.message},
+    }
+    if known:
+        rule["helpUri"] = f"{CODES_DOC}#{anchor(f.code)}"
+        rule["help"] = {"text": f"{f.code}: {known.summary}. See {CODES_DOC} and {known.doc}."}
+    rule["defaultConfiguration"] = {"level": level or _SARIF_LEVEL[f.severity]}
+    rule["properties"] = {"tags": [TOOL_NAME]}
+    return rule
+
+
 def render_sarif(findings: Sequence[Finding], summary: Summary) -> str:
     """SARIF 2.1.0, fit for GitHub code scanning (relative URIs, 1-based regions)."""
     rules: dict[str, dict[str, Any]] = {}
     changed_files = set(summary.changed_files) if summary.changes_fail else set()
     for f in findings:
-        rules.setdefault(
-            f.code,
-            {
-                "id": f.code,
-                "name": "".join(part.capitalize() for part in re.split(r"[^0-9A-Za-z]+", f.code)) or f.code,
-                "shortDescription": {"text": f.code},
-                "fullDescription": {"text": f.message},
-                "defaultConfiguration": {
-                    "level": "error"
-                    if f.severity is Severity.INFO and f.file in changed_files
-                    else _SARIF_LEVEL[f.severity]
-                },
-                "properties": {"tags": [TOOL_NAME]},
-            },
-        )
+        if f.code not in rules:
+            rules[f.code] = _sarif_rule(f, "error" if f.severity is Severity.INFO and f.file in changed_files else None)
     index = {code: i for i, code in enumerate(rules)}
     changed = set(summary.changed_files) if summary.changes_fail else set()
     results = []

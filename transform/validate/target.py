@@ -164,26 +164,28 @@ def vm_flavor(target: Release, until: Release, severity: Severity = Severity.ERR
 
 
 def _topology(value: Any, target: releases.ReleaseInfo, path: tuple[Any, ...]) -> Finding | None:
-    if not isinstance(value, str) or value in target.topologies or target.release < (0, 56):
+    """A preferredCPUTopology value a later release added (a release before preferences judges none; a
+    value no release knows is the webhook's fact, webhook.cpu-topology)."""
+    since = releases.topology_since(value) if isinstance(value, str) else None
+    if since is None or value in target.topologies or not target.topologies:
         return None
-    rel = releases.text(target.release)
-    if value in releases.SHORT_TOPOLOGIES:
-        old = f"prefer{value[0].upper()}{value[1:]}"
+    rel, added = releases.text(target.release), releases.text(since)
+    old = next((old for old, new in releases.TOPOLOGY_RENAMES.items() if new == value), None)
+    if old is not None:  # the current spelling of a value the target knows by its deprecated one
         hint = f"; use {old!r} for this target" if old in target.topologies else ""
+        before = releases.text(max(r for r in releases.RELEASES if r < since))
         return error(
             "target.topology-value",
-            f"preferredCPUTopology {value!r} is unknown to KubeVirt {rel} (added in 1.4): a KubeVirt <=1.3 "
-            f"cluster silently gives the VM 1 vCPU socket/core/thread{hint}",
+            f"preferredCPUTopology {value!r} is unknown to KubeVirt {rel} (added in {added}): a KubeVirt "
+            f"<={before} cluster silently gives the VM 1 vCPU socket/core/thread{hint}",
             path,
         )
-    if value in releases.PREFER_TOPOLOGIES:
-        return error(
-            "target.topology-value",
-            f"preferredCPUTopology {value!r} is unknown to KubeVirt {rel} (added in 1.1): "
-            "the VM silently gets 1 vCPU socket/core/thread",
-            path,
-        )
-    return None
+    return error(
+        "target.topology-value",
+        f"preferredCPUTopology {value!r} is unknown to KubeVirt {rel} (added in {added}): "
+        "the VM silently gets 1 vCPU socket/core/thread",
+        path,
+    )
 
 
 def judge(

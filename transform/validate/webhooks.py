@@ -8,17 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from transform.kubevirt.releases import TOPOLOGY_RENAMES
 from transform.kubevirt.webhookfacts import DEPRECATED_TOPOLOGIES, DEPRECATED_TOPOLOGY_MESSAGE, DISCONTINUED_BINDINGS
 from transform.model.findings import Finding, error, warning
 
 Release = tuple[int, int]
 
-# the preference admitter's deprecated topologies and their replacements (transform.kubevirt.webhookfacts)
-_SHORT = ("sockets", "cores", "threads", "spread", "any")
-TOPOLOGY_REPLACEMENTS: dict[str, str] = {
-    old: new for old, (_, new) in sorted(DEPRECATED_TOPOLOGIES.items(), key=lambda item: _SHORT.index(item[1][1]))
-}
-TOPOLOGIES: tuple[str, ...] = (*_SHORT, *TOPOLOGY_REPLACEMENTS)
+# the vocabulary in KubeVirt's order (transform.kubevirt.releases, generated); the preference admitter's
+# deprecated topologies and the release whose admitter warns of them: transform.kubevirt.webhookfacts
+CURRENT_TOPOLOGIES: tuple[str, ...] = tuple(TOPOLOGY_RENAMES.values())
+TOPOLOGIES: tuple[str, ...] = (*CURRENT_TOPOLOGIES, *TOPOLOGY_RENAMES)  # the newest release's vocabulary
 SPREAD_ACROSS: tuple[str, ...] = ("SocketsCoresThreads", "SocketsCores", "CoresThreads")
 FAILURE_POLICIES: tuple[str, ...] = ("RejectInferFromVolumeFailure", "IgnoreInferFromVolumeFailure")
 DEFAULT_SPREAD_RATIO = 2
@@ -80,8 +79,8 @@ def preference_rules(obj: dict[str, Any], target: Release) -> list[Finding]:
         out.append(
             error(
                 "webhook.cpu-topology",
-                f'unknown preferredCPUTopology "{topology}": expected one of {", ".join(TOPOLOGIES[:5])} '
-                f"(or the deprecated {', '.join(TOPOLOGY_REPLACEMENTS)})",
+                f'unknown preferredCPUTopology "{topology}": expected one of {", ".join(CURRENT_TOPOLOGIES)} '
+                f"(or the deprecated {', '.join(TOPOLOGY_RENAMES)})",
                 path,
             )
         )

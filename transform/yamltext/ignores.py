@@ -22,6 +22,7 @@ from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from transform.model.codes import unknown_selector
 from transform.model.findings import Finding, Severity, matches, warning
 from transform.yamltext import nodes, textio
 from transform.yamltext.nodepath import iter_scalars
@@ -61,13 +62,39 @@ def find(text: str, chunks: list[textio.Chunk] | None = None) -> tuple[list[Dire
         try:
             root = nodes.compose(body)
         except nodes.ParseError:
-            continue  # the document's parse error is reported by the run
+            # the document's parse error is reported by the run; a template's directives are read by line
+            # (transform.convert.helmignores): the codes they name are checked here all the same
+            for line, codes in _by_line(body):
+                problems += _unknown(codes, line0 + line, doc_index)
+            continue
         for line, codes, path, problem in _in_document(body, root):
             if problem:
                 problems.append(warning("inline-ignore.invalid", problem, line=line0 + line, column=1, doc=doc_index))
             else:
                 out.append(Directive(doc_index, line0 + line, codes, path))
+                problems += _unknown(codes, line0 + line, doc_index)
     return out, problems
+
+
+def _unknown(codes: tuple[str, ...], line: int, doc: int) -> list[Finding]:
+    """A warning for each code of a directive that names no finding code, prefix or family (it silences
+    nothing: a typo must not pass for a silenced finding)."""
+    out = []
+    for code in codes:
+        why = unknown_selector(code)
+        if why is not None:
+            out.append(warning("inline-ignore.unknown-code", f"ignore={code}: {why}", line=line, column=1, doc=doc))
+    return out
+
+
+def _by_line(body: str) -> list[tuple[int, tuple[str, ...]]]:
+    """(1-based line in body, codes) of each well-formed directive of a document that does not parse."""
+    found = []
+    for m in _DIRECTIVE.finditer(body):
+        codes, problem = _codes(m.group("rest"))
+        if not problem:
+            found.append((textio.count_lines(body, 0, m.start()) + 1, codes))
+    return found
 
 
 def _in_document(body: str, root: Node | None) -> list[tuple[int, tuple[str, ...], tuple[Any, ...], str]]:

@@ -16,7 +16,8 @@ BOOL_OPTIONS = {
     "modernize-revisions": "modernize_revisions",
     "drop-server-fields": "drop_server_fields",
 }
-OPTION_KEYS = (*BOOL_OPTIONS, "target-kubevirt", "target-cdi")
+CODE_OPTIONS = ("select", "ignore")  # finding codes, prefixes or API families, comma-separated (as --select)
+OPTION_KEYS = (*BOOL_OPTIONS, "target-kubevirt", "target-cdi", *CODE_OPTIONS)
 
 
 def _bool(value: Any) -> bool | None:
@@ -82,8 +83,27 @@ def options(function_config: Any, base: Settings) -> tuple[Settings, list[Findin
             else:
                 if note:
                     found.append(info("krm.config", note, path))
+        elif key in CODE_OPTIONS:
+            codes, bad = _codes(key, value, path)
+            values[key] = codes
+            found += bad
         else:
             found.append(
                 warning("krm.config", f"unknown option {key!r} ignored (known: {', '.join(OPTION_KEYS)})", path)
             )
     return replace(base, **values), found
+
+
+def _codes(key: str, value: Any, path: tuple[Any, ...]) -> tuple[tuple[str, ...], list[Finding]]:
+    """`select`/`ignore`: a comma-separated string (a ConfigMap's data) or a list of strings; a value that
+    names no code, prefix or family is an error result (the run goes on without it)."""
+    # lazy: the code registry only for a functionConfig that selects or ignores codes
+    from transform.model.codes import unknown_selector
+
+    items = value if isinstance(value, list) else [value]
+    if not all(isinstance(v, str) for v in items):
+        return (), [error("krm.config", f"{key}: expected codes separated by commas, got {value!r}", path)]
+    codes = [c.strip() for v in items for c in v.split(",") if c.strip()]
+    bad = [(c, why) for c in codes if (why := unknown_selector(c)) is not None]
+    found = [error("krm.config", f"{key}: {why}", path) for _, why in bad]
+    return tuple(c for c in codes if c not in dict(bad)), found
