@@ -269,8 +269,20 @@ def _recover(
         k = hints.kind.lower()
         cluster = k == "" or "cluster" in k
         kind, kind_source = (CLUSTER_KIND if cluster else NAMESPACED_KIND)[family], "the referencing VM"
-    elif labels.get(LABEL + "object-kind") in releases.FAMILY_OF_KIND:
+    elif releases.FAMILY_OF_KIND.get(labels.get(LABEL + "object-kind")) == family:
         kind, kind_source = str(labels[LABEL + "object-kind"]), "its object-kind label"
+    elif labels.get(LABEL + "object-kind") in releases.FAMILY_OF_KIND:
+        # compatibility.decodeSpecRevision never reads labels: the payload's shape decides, preference first
+        findings.append(
+            warning(
+                "revision.family-mismatch",
+                f"the revision's object-kind label names a {labels[LABEL + 'object-kind']}, but the payload decodes "
+                f"as a {family} spec and KubeVirt makes a {family} of it (its decoder tries the preference type "
+                "first and never reads labels): check the revision's source object",
+                ("metadata", "labels", LABEL + "object-kind"),
+            )
+        )
+        kind_source = "the payload's shape (not the label)"
     ident = identity_from_name(name, vm_name)
     if ident is None and labels.get(LABEL + "object-name"):
         try:
@@ -317,8 +329,7 @@ def _rename(
 ) -> str:
     meta = new["metadata"]
     if not own or own.get("kind") != "VirtualMachine" or not own.get("name"):
-        why = "owned by a VirtualMachineSnapshot (restores derive names from it)" if own else "it has no VM owner"
-        findings.append((info if own else warning)("revision.name-kept", f"name kept: {why}", ("metadata", "name")))
+        findings.append(_name_kept(own))
         return name
     new_name = f"{own['name']}-{ident.name}-{latest_version()}-{ident.uid}-{ident.generation}"
     problem = name_problem(new_name)
@@ -355,6 +366,25 @@ def _rename(
         meta.pop(key, None)
     new["revision"] = 0
     return new_name
+
+
+def _name_kept(own: dict[str, Any] | None) -> Finding:
+    """Why --rename keeps a revision's name: no VM owner, a snapshot's copy, or an owner without a name."""
+    if own is None:
+        return warning("revision.name-kept", "name kept: it has no VM owner", ("metadata", "name"))
+    if not own.get("name"):
+        # ValidateOwnerReferences (apimachinery): "name must not be empty"
+        return warning(
+            "revision.name-kept",
+            f"name kept: its {own.get('kind')} ownerReference has an empty name, which the API server refuses "
+            "(ownerReferences.name must not be empty): write the owner's name",
+            ("metadata", "ownerReferences"),
+        )
+    return info(
+        "revision.name-kept",
+        "name kept: owned by a VirtualMachineSnapshot (restores derive names from it)",
+        ("metadata", "name"),
+    )
 
 
 def era(decoded: Decoded, data: Any, labels: dict[str, Any], name: str) -> str:
