@@ -23,7 +23,7 @@ from transform.convert.payloads import (
     owner,
     skipped_by_label,
 )
-from transform.convert.revision_names import Identity, identity_from_name
+from transform.convert.revision_names import Identity, identity_from_name, name_kept
 from transform.kubevirt import gojson, releases
 from transform.kubevirt.names import UUID, name_problem
 from transform.model.findings import Finding, info, warning
@@ -329,7 +329,7 @@ def _rename(
 ) -> str:
     meta = new["metadata"]
     if not own or own.get("kind") != "VirtualMachine" or not own.get("name"):
-        findings.append(_name_kept(own))
+        findings.append(name_kept(own))
         return name
     new_name = f"{own['name']}-{ident.name}-{latest_version()}-{ident.uid}-{ident.generation}"
     problem = name_problem(new_name)
@@ -366,25 +366,6 @@ def _rename(
         meta.pop(key, None)
     new["revision"] = 0
     return new_name
-
-
-def _name_kept(own: dict[str, Any] | None) -> Finding:
-    """Why --rename keeps a revision's name: no VM owner, a snapshot's copy, or an owner without a name."""
-    if own is None:
-        return warning("revision.name-kept", "name kept: it has no VM owner", ("metadata", "name"))
-    if not own.get("name"):
-        # ValidateOwnerReferences (apimachinery): "name must not be empty"
-        return warning(
-            "revision.name-kept",
-            f"name kept: its {own.get('kind')} ownerReference has an empty name, which the API server refuses "
-            "(ownerReferences.name must not be empty): write the owner's name",
-            ("metadata", "ownerReferences"),
-        )
-    return info(
-        "revision.name-kept",
-        "name kept: owned by a VirtualMachineSnapshot (restores derive names from it)",
-        ("metadata", "name"),
-    )
 
 
 def era(decoded: Decoded, data: Any, labels: dict[str, Any], name: str) -> str:
