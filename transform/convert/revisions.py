@@ -269,7 +269,7 @@ def _recover(
         k = hints.kind.lower()
         cluster = k == "" or "cluster" in k
         kind, kind_source = (CLUSTER_KIND if cluster else NAMESPACED_KIND)[family], "the referencing VM"
-    elif releases.FAMILY_OF_KIND.get(labels.get(LABEL + "object-kind")) == family:
+    elif releases.FAMILY_OF_KIND.get(str(labels.get(LABEL + "object-kind"))) == family:
         kind, kind_source = str(labels[LABEL + "object-kind"]), "its object-kind label"
     elif labels.get(LABEL + "object-kind") in releases.FAMILY_OF_KIND:
         # compatibility.decodeSpecRevision never reads labels: the payload's shape decides, preference first

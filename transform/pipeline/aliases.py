@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from transform.yamltext import edits, nodepath
-from transform.yamltext.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from transform.yamltext.nodes import MappingNode, Node, SequenceNode
 
 
 def _shared_nodes(root: Node) -> set[int]:
@@ -46,18 +46,14 @@ def _changed_paths(old: Any, new: Any) -> Iterator[tuple[Any, ...]]:
 
 
 def _merged_child(node: Node, key: Any) -> tuple[Node | None, Node | None]:
-    """nodepath.child, looking into `<<` merge keys as YAML does for a key the mapping lacks;
-    second: the merged mapping the child was found in."""
-    found = nodepath.child(node, key)
-    if found is not None or not isinstance(node, MappingNode):
-        return found, None
-    for k, v in node.value:
-        if isinstance(k, ScalarNode) and k.tag == "tag:yaml.org,2002:merge":
-            for src in v.value if isinstance(v, SequenceNode) else [v]:
-                hit = nodepath.child(src, key)
-                if hit is not None:
-                    return hit, src
-    return None, None
+    """nodepath.child (go-yaml v2's order: a `<<` after a key overrides it); second: the mapping merged into
+    `node` that the child was found through (None: the mapping's own pair)."""
+    if not isinstance(key, str):
+        return nodepath.child(node, key), None
+    found = nodepath.source(node, key)
+    if found is None:
+        return None, None
+    return found[1], (found[3] if found[3] is not node else None)
 
 
 def shared_edit(root: Node, old: Any, new: Any) -> tuple[tuple[Any, ...], Node] | None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from transform.yamltext import emit
+from transform.yamltext import emit, nodepath
 from transform.yamltext.comments import comments
 from transform.yamltext.emit import Style
 
@@ -200,8 +200,9 @@ class Planner:
             rest = {k: v for k, v in new.items() if k not in added}
             base = {k: v for k, v in old.items() if k not in removed}
             return renamed + self._diff_mapping(node, base, rest, flow) if rest != base else renamed
-        if not new or (len(removed) == len(old) and added):
-            return [self._replace(node, new, flow)]
+        merges = any(nodepath.is_merge(k) for k, _ in node.value)
+        if not new or (len(removed) == len(old) and added) or (merges and removed):
+            return [self._replace(node, new, flow)]  # (a key a `<<` may hold is written out, as go-yaml reads it)
         edits: list[Edit] = []
         pairs = node.value
         gone = [isinstance(k, ScalarNode) and k.value in removed for k, _ in pairs]
@@ -219,8 +220,11 @@ class Planner:
                     edits.append(self._delete_first(node, i, nxt))
                     continue
                 edits.append(self._delete(node, i, flow))
-            elif key is not None and key in new and v is _last_value(node, key) and v is not None:
+            elif key is not None and key in new and (src := nodepath.source(node, key)) and src[1] is v:
                 edits += self._diff_value(k, v, old[key], new[key], flow)
+        for key in new.keys() & old.keys() if merges else ():  # a value a `<<` merge gives: edited where it is
+            if (src := nodepath.source(node, key)) and src[2] is not node:
+                edits += self._diff_value(src[0], src[1], old[key], new[key], bool(src[2].flow_style))
         if flowish and kept and kept[-1] < len(pairs) - 1:
             edits.append(Edit(pairs[kept[-1]][1].end_mark.index, pairs[-1][1].end_mark.index, ""))
         if added:
@@ -377,14 +381,6 @@ class Planner:
         ls = self.line_start(node.start_mark.index)
         line = self.text[ls : node.start_mark.index]
         return len(line) - len(line.lstrip())
-
-
-def _last_value(node: MappingNode, key: str) -> Node | None:
-    found = None
-    for k, v in node.value:
-        if isinstance(k, ScalarNode) and k.value == key:
-            found = v
-    return found
 
 
 def plan(text: str, root: Node, old: Any, new: Any, style: Style, replace: frozenset[int] = frozenset()) -> list[Edit]:
