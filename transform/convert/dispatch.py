@@ -16,6 +16,7 @@ from transform.model.findings import Finding, Severity, error, info, warning
 from transform.model.plain import as_map
 from transform.model.plain import get as _get
 from transform.model.policy import Judgement, Stage, verdict
+from transform.validate import typemeta
 
 if TYPE_CHECKING:
     from transform.model.settings import Settings
@@ -34,6 +35,9 @@ def upgrade_document(value: Any, *, settings: Settings, index: Index, file: str 
         return out
     file = own_file(value, file)  # a ResourceList's item (or, read whole, its items): their own files
     for path, obj in embedding.walk(value):
+        if (clash := typemeta.case_clash(obj)) is not None:  # no API server reads its apiVersion/kind as written
+            out.findings.append(clash.at(path=path + clash.path, object=object_ref(obj)))
+            continue
         _visit(out, path, obj, settings, index, own_file(obj, file) if path[:1] == ("items",) else file)
     return out
 

@@ -62,7 +62,8 @@ def iter_documents(
         line0 += textio.count_lines(text, counted, chunk.start)
         counted = chunk.start
         if problem:
-            findings.append(error("input.yaml", problem, file=name, line=line0 + 1, column=1, doc=doc_index))
+            line = line0 + 1 + textio.problem_line(body)
+            findings.append(error("input.yaml", problem, file=name, line=line, column=1, doc=doc_index))
             continue
         if not candidate:  # a line indented with a tab: libyaml may refuse the stream, which is never rewritten
             try:
