@@ -316,6 +316,11 @@ class _Codec:
 
 
 
+def int_range(go_type: str) -> tuple[int, int]:
+    """The values a Go integer type holds (`uint32`: 0 to 4294967295)."""
+    return _INT_RANGE[go_type]
+
+
 def as_sent(v: Any) -> Any:
     """A number as it reaches KubeVirt from a document's data (sigs.k8s.io/yaml's JSON, kept as bytes in the
     ControllerRevision's RawExtension): a whole float below 1e21 is the integer encoding/json writes for it
