@@ -314,8 +314,6 @@ class _Codec:
         return f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}Z"
 
 
-
-
 def int_range(go_type: str) -> tuple[int, int]:
     """The values a Go integer type holds (`uint32`: 0 to 4294967295)."""
     return _INT_RANGE[go_type]

@@ -242,7 +242,11 @@ def upgrade_documents(
                 )
             )
             continue
-        shared = aliases.shared_edit(root, pd.doc.value, outcome.value) if "*" in pd.text else None
+        text = pd.text
+        shared = aliases.shared_edit(root, pd.doc.value, outcome.value) if "*" in text else None
+        unshared = aliases.unshare(text, root, pd.doc.value, outcome.value, source.newline) if shared else None
+        if unshared is not None:  # the aliases the change needs written out: the edits are proven by reading back
+            (text, root), shared = unshared, None
         if shared is not None:
             path, node = shared
             part.findings.append(
@@ -259,19 +263,20 @@ def upgrade_documents(
                 )
             )
             continue
-        style = emit.detect_style(pd.text, root, source.newline)
+        style = emit.detect_style(text, root, source.newline)
         replace = frozenset(
             id(n) for c in outcome.changes for p in c.replace if (n := nodepath.node_at(root, p)) is not None
         )
         try:
-            planned = edits.plan(pd.text, root, pd.doc.value, outcome.value, style, replace)
-            body = edits.apply(pd.text, planned)
+            planned = edits.plan(text, root, pd.doc.value, outcome.value, style, replace)
+            body = edits.apply(text, planned)
         except (edits.EditConflict, ValueError, TypeError, KeyError, IndexError) as exc:
             part.findings.append(locate(error("internal.plan", f"could not plan the text edits: {exc}")))
             continue
         before = len(part.findings)
         line0 = pd.line0 + part.lines_added
-        ok = verify(name, pd, body, planned, line0, outcome.value, outcome.changes, settings, part.findings)
+        proof = planned if text is pd.text else []  # (after aliases were written out: read all of it back)
+        ok = verify(name, pd, body, proof, line0, outcome.value, outcome.changes, settings, part.findings)
         part.after_edits += range(before, len(part.findings))
         if ok:
             part.pieces.append((pd.chunk.start, pd.chunk.end, body))
