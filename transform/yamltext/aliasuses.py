@@ -69,3 +69,18 @@ def _walk(
         for i, item in enumerate(node.value):
             _walk(nxt, nxt(), item, node, i, out, depth + 1)
         nxt()
+
+
+def place(container: Node, i: int) -> tuple[int, int]:
+    """The key `alias_ends` gives pair (or item) `i` of `container`."""
+    return (id(container), id(container.value[i][0]) if isinstance(container, MappingNode) else i)
+
+
+def alias_ends(text: str, root: Node | None) -> dict[tuple[int, int], int]:
+    """Where each alias value's `*name` ends in `text`, by `place` ({} for a text without aliases)."""
+    uses = alias_uses(text, root) if root is not None and "*" in text else None
+    return {
+        (id(u.container), u.slot if isinstance(u.slot, int) else id(u.slot)): u.end
+        for u in uses or ()
+        if u.slot is not None
+    }

@@ -13,7 +13,7 @@ from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from transform.yamltext import emit, nodepath
+from transform.yamltext import aliasuses, emit, nodepath
 from transform.yamltext.comments import comments
 from transform.yamltext.emit import Style
 
@@ -72,11 +72,14 @@ def _same_all(xs: Any, ys: Any) -> bool:
 
 
 class Planner:
-    def __init__(self, text: str, style: Style, replace: frozenset[int] = frozenset()) -> None:
+    def __init__(
+        self, text: str, style: Style, replace: frozenset[int] = frozenset(), root: Node | None = None
+    ) -> None:
         self.text = text
         self.style = style
         self.nl = style.newline
         self.replace = replace  # ids of nodes to write anew rather than patch
+        self.aliases = aliasuses.alias_ends(text, root)  # an alias stands where its `*name` is written
 
     # -- positions ---------------------------------------------------------------------------
     def line_start(self, pos: int) -> int:
@@ -93,8 +96,13 @@ class Planner:
             return a + len(self.text[a:b].rstrip())
         if not isinstance(node, (MappingNode, SequenceNode)) or node.flow_style or not node.value:
             return node.end_mark.index
-        last = node.value[-1]
-        return self.content_end(last[1] if isinstance(node, MappingNode) else last)
+        return self.item_end(node, len(node.value) - 1)
+
+    def item_end(self, node: Node, i: int) -> int:
+        """Where the value of pair (or item) `i` of `node` ends in the text: an alias's `*name`, where it is."""
+        if self.aliases and (at := self.aliases.get(aliasuses.place(node, i))) is not None:
+            return at
+        return self.content_end(node.value[i][1] if isinstance(node, MappingNode) else node.value[i])
 
     def first_on_line(self, node: Node) -> bool:
         return not self.text[self.line_start(node.start_mark.index) : node.start_mark.index].strip()
@@ -226,7 +234,7 @@ class Planner:
             if (src := nodepath.source(node, key)) and src[2] is not node:
                 edits += self._diff_value(src[0], src[1], old[key], new[key], bool(src[2].flow_style))
         if flowish and kept and kept[-1] < len(pairs) - 1:
-            edits.append(Edit(pairs[kept[-1]][1].end_mark.index, pairs[-1][1].end_mark.index, ""))
+            edits.append(Edit(self.item_end(node, kept[-1]), self.item_end(node, len(pairs) - 1), ""))
         if added:
             edits.append(self._insert(node, added, flow, last=kept[-1] if kept else None))
         return edits
@@ -314,13 +322,13 @@ class Planner:
         if flow or self.style.json:
             if i + 1 < n:
                 return Edit(k.start_mark.index, node.value[i + 1][0].start_mark.index, "")
-            prev_end = node.value[i - 1][1].end_mark.index if i else None
+            prev_end = self.item_end(node, i - 1) if i else None
             if prev_end is not None:
-                return Edit(prev_end, self.content_end(v), "")
-            return Edit(k.start_mark.index, self.content_end(v), "")
+                return Edit(prev_end, self.item_end(node, i), "")
+            return Edit(k.start_mark.index, self.item_end(node, i), "")
         if self.first_on_line(k):
             start = self.line_start(k.start_mark.index)
-            end = self.line_end(self.content_end(v))
+            end = self.line_end(self.item_end(node, i))
             kept = comments(self.text, start, end, [k, v])
             pad = " " * k.start_mark.column
             return Edit(start, end, "".join(f"{pad}{c}{self.nl}" for c in kept))
@@ -331,7 +339,7 @@ class Planner:
         pair `nxt` moves up to that line; comments of the cut lines go above the item."""
         k = node.value[i][0]
         if nxt is None:
-            end = self.content_end(node.value[-1][1])
+            end = self.item_end(node, len(node.value) - 1)
         else:
             end = node.value[nxt][0].start_mark.index
         cut = [n for pair in node.value[i : nxt if nxt is not None else len(node.value)] for n in pair]
@@ -345,7 +353,7 @@ class Planner:
     def _insert(self, node: MappingNode, added: dict, flow: bool, last: int | None = None) -> Edit:
         if flow or self.style.json:
             items = [
-                (emit.scalar(str(key), self.style) if self.style.json else emit.scalar(str(key), self.style))
+                emit.scalar(str(key), self.style)
                 + (": " if not self.style.compact_json else ":")
                 + (
                     emit.flow(val, self.style, self._key_indent(node))
@@ -362,7 +370,7 @@ class Planner:
             else:
                 lead = self.text[node.start_mark.index + 1 : node.value[0][0].start_mark.index]
                 sep = "," + lead if "\n" in lead else ("," if self.style.compact_json else ", ")
-            end = node.value[-1 if last is None else last][1].end_mark.index
+            end = self.item_end(node, len(node.value) - 1 if last is None else last)
             return Edit(end, end, "".join(sep + it for it in items))
         col = node.value[0][0].start_mark.column
         end = self.content_end(node)
@@ -389,4 +397,4 @@ def plan(text: str, root: Node, old: Any, new: Any, style: Style, replace: froze
     `replace` holds ids of nodes to write anew (a payload whose shape changed) instead of
     patching key by key.
     """
-    return Planner(text, style, replace).diff(root, old, new)
+    return Planner(text, style, replace, root).diff(root, old, new)
