@@ -38,6 +38,13 @@ class Alias:
         self.name = name
 
 
+class Flow:
+    """A mapping written as a flow mapping over several lines, a comment at the end of each."""
+
+    def __init__(self, value: dict[str, Any]) -> None:
+        self.value = value
+
+
 MERGE = "<<"  # a mapping key whose value (a mapping, an Alias or a list of them) is merged
 
 
@@ -181,6 +188,11 @@ def shaped(draw: st.DrawFn, obj: dict[str, Any]) -> Any:
     elif trick == "case":
         extra = draw(st.sampled_from([("Kind", 3), ("apiversion", "v1"), ("Kind", "Foo"), ("KIND", None)]))
         out = {**out, extra[0]: extra[1]}
+    elif trick == "flow-spec":
+        if isinstance(out.get("spec"), dict) and out["spec"]:
+            out["spec"] = Flow(out["spec"])
+        elif isinstance(out.get("data"), dict) and isinstance(out["data"].get("spec"), dict) and out["data"]["spec"]:
+            out["data"] = {**out["data"], "spec": Flow(out["data"]["spec"])}
     elif trick == "anchor-data" and isinstance(out.get("data"), dict) and isinstance(out["data"].get("spec"), dict):
         data = dict(out["data"])
         spec_value = dict(data["spec"])
@@ -230,6 +242,12 @@ def _inline(v: Any) -> str:
 
 
 def _entry(head: str, v: Any, indent: int) -> list[str]:
+    if isinstance(v, Flow):
+        items = [f"{_scalar(k)}: {json.dumps(x)}" for k, x in v.value.items()]
+        pad = " " * (indent + 2)
+        lines = [f"{head} {{{items[0]}" + ("," if len(items) > 1 else "") + "  # f0"]
+        lines += [f"{pad}{it}" + ("," if i < len(items) - 1 else "") + f"  # f{i}" for i, it in enumerate(items[1:], 1)]
+        return [*lines, pad + "}"]
     prop = ""
     if isinstance(v, Anchor):
         prop, v = f" &{v.name}", v.value

@@ -13,6 +13,7 @@ from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from transform.model.plain import same
 from transform.yamltext import aliasuses, emit, nodepath
 from transform.yamltext.comments import comments
 from transform.yamltext.emit import Style
@@ -46,29 +47,6 @@ def apply(text: str, edits: list[Edit]) -> str:
         pos = e.end
     out.append(text[pos:])
     return "".join(out)
-
-
-_LEAVES = frozenset((str, int, float, bool, type(None)))
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equality that tells 1, 1.0 and True apart, as JSON does."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and _same_all(a.values(), (b[k] for k in a))
-    if isinstance(a, list):
-        return len(a) == len(b) and _same_all(a, b)
-    return bool(a == b)
-
-
-def _same_all(xs: Any, ys: Any) -> bool:
-    """`same` of each pair, comparing scalars here (most values are: a call each was half the time)."""
-    for x, y in zip(xs, ys, strict=False):
-        t = type(x)
-        if t is not type(y) or not (x == y if t in _LEAVES else same(x, y)):
-            return False
-    return True
 
 
 class Planner:
@@ -234,7 +212,8 @@ class Planner:
             if (src := nodepath.source(node, key)) and src[2] is not node:
                 edits += self._diff_value(src[0], src[1], old[key], new[key], bool(src[2].flow_style))
         if flowish and kept and kept[-1] < len(pairs) - 1:
-            edits.append(Edit(self.item_end(node, kept[-1]), self.item_end(node, len(pairs) - 1), ""))
+            cut = [n for pair in pairs[kept[-1] + 1 :] for n in pair]
+            edits.append(self._cut(self.item_end(node, kept[-1]), self.item_end(node, len(pairs) - 1), cut))
         if added:
             edits.append(self._insert(node, added, flow, last=kept[-1] if kept else None))
         return edits
@@ -321,11 +300,10 @@ class Planner:
         n = len(node.value)
         if flow or self.style.json:
             if i + 1 < n:
-                return Edit(k.start_mark.index, node.value[i + 1][0].start_mark.index, "")
+                return self._cut(k.start_mark.index, node.value[i + 1][0].start_mark.index, [k, v])
             prev_end = self.item_end(node, i - 1) if i else None
-            if prev_end is not None:
-                return Edit(prev_end, self.item_end(node, i), "")
-            return Edit(k.start_mark.index, self.item_end(node, i), "")
+            return self._cut(k.start_mark.index if prev_end is None else prev_end, self.item_end(node, i), [k, v])
+
         if self.first_on_line(k):
             start = self.line_start(k.start_mark.index)
             end = self.line_end(self.item_end(node, i))
@@ -333,6 +311,16 @@ class Planner:
             pad = " " * k.start_mark.column
             return Edit(start, end, "".join(f"{pad}{c}{self.nl}" for c in kept))
         return self._delete_first(node, i, i + 1 if i + 1 < n else None)
+
+    def _cut(self, start: int, end: int, nodes: list[Node]) -> Edit:
+        """Cut text[start:end] of a flow collection; a comment in it stays, on a line of its own."""
+        kept = comments(self.text, start, end, nodes)
+        if not kept:
+            return Edit(start, end, "")
+        line = self.text[self.line_start(end) : end]
+        pad = self.nl + " " * (len(line) - len(line.lstrip()))
+        lead = "" if self.text[start - 1 : start] in (" ", "\t", "\n") else " "
+        return Edit(start, end, lead + pad.join(kept) + pad)
 
     def _delete_first(self, node: MappingNode, i: int, nxt: int | None) -> Edit:
         """Cut pairs i.. up to the kept pair `nxt` when pair i shares its line with a `- ` or `? `:
