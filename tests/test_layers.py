@@ -12,7 +12,18 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "transform"
-LAYERS = ["model", "kubevirt", "yamltext", "validate", "convert", "pipeline", "report", "integrations", "cli"]
+LAYERS = [
+    "model",
+    "kubevirt",
+    "yamltext",
+    "validate",
+    "convert",
+    "formats",
+    "pipeline",
+    "report",
+    "integrations",
+    "cli",
+]
 TOP = {"__init__", "__main__"}
 LAZY_MARK = "lazy:"  # a function-level import carries `# lazy: <why>` on its line or the line above
 

@@ -33,7 +33,7 @@ ALLOWED = {
     "transform.model.limits",
     "transform.pipeline",
     "transform.pipeline.batch",
-    "transform.pipeline.sinks",
+    "transform.pipeline.writes",
     "transform.pipeline.sources",
     "transform.report",
     "transform.report.formats",

@@ -87,16 +87,16 @@ def test_output_dir_outside_the_working_directory(tmp_path: pathlib.Path, monkey
 def test_output_dir_collision_is_refused_before_writing(
     tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from transform.pipeline import sinks
+    from transform.pipeline import writes
 
-    names = sinks.output_names([("a/x.yaml", ""), ("b/../a/x.yaml", "")], cwd=str(tmp_path))
-    assert sinks.collisions(names) == [("x.yaml", ["a/x.yaml", "b/../a/x.yaml"])]
+    names = writes.output_names([("a/x.yaml", ""), ("b/../a/x.yaml", "")], cwd=str(tmp_path))
+    assert writes.collisions(names) == [("x.yaml", ["a/x.yaml", "b/../a/x.yaml"])]
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     (tmp_path / "a" / "x.yaml").write_text(OLD)
     (tmp_path / "a" / "y.yaml").write_text(OLD)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sinks, "output_names", lambda inputs, cwd=None: {n: "same.yaml" for n, _ in inputs})
+    monkeypatch.setattr(writes, "output_names", lambda inputs, cwd=None: {n: "same.yaml" for n, _ in inputs})
     code, _out, err = invoke("fix", "a", "--output-dir", "out")
     assert code == 2 and "would overwrite each other" in err and "nothing written" in err
     assert not (tmp_path / "out").exists()

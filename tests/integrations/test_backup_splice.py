@@ -161,7 +161,7 @@ def test_a_full_disk_while_compressing_is_an_error_and_leaves_nothing(
     src.write_bytes(gzip.compress(buf.getvalue()))
     out = tmp_path / "out.tar.gz"
     with monkeypatch.context() as m:
-        m.setattr(velero.sinks, "atomic_file", lambda path: contextlib.nullcontext(_Full(1 << 20)))
+        m.setattr(velero.writes, "atomic_file", lambda path: contextlib.nullcontext(_Full(1 << 20)))
         code, err = run(["backup", str(src), "-o", str(out)], capsys)
     assert code == 3 and "cannot write the output: No space left on device" in err, err
     assert not out.exists()

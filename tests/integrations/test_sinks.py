@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.integrations.test_backup import IT_DIR, NS, compact, instancetype_v1alpha2, link, make_tar, pod, read_tar
-from transform.integrations import krm, krmlist, velero
+from transform.formats.krm import resourcelist as krmlist
+from transform.integrations import krm, velero
 from transform.integrations.tarsplice import Splicer
 from transform.integrations.tarstream import open_stream
 from transform.integrations.velerosink import MemberResult, TarballSink

@@ -16,7 +16,7 @@ import time
 import pytest
 
 from tests.pipeline.test_writes import OBJECTS, ROOT, TEMP_PREFIX, _small_file_size_limit, cli, upgraded
-from transform.pipeline import sinks
+from transform.pipeline import writes
 
 IT = (OBJECTS / "instancetype-v1alpha1.yaml").read_bytes()
 NOBODY = 65534
@@ -195,9 +195,9 @@ def test_sigterm_and_sigint_leave_no_temp_file(tmp_path: pathlib.Path, sig: int)
     code = (
         "import os, signal, sys\n"
         "from transform.cli.exits import guard\n"
-        "from transform.pipeline import sinks\n"
+        "from transform.pipeline import writes\n"
         "def body():\n"
-        "    with sinks.atomic_file(sys.argv[1]) as fh:\n"
+        "    with writes.atomic_file(sys.argv[1]) as fh:\n"
         "        fh.write(b'partial')\n"
         "        print('ready', flush=True)\n"
         "        signal.pause()\n"
@@ -270,5 +270,5 @@ def test_dangling_looping_and_self_links_are_named_and_skipped_with_a_warning(tm
 
 
 def test_sweep_names() -> None:
-    assert sinks.temp_name_pid(".instancetype-upgrade.123.x.tmp") == 123
-    assert sinks.temp_name_pid(".instancetype-upgrade.abcdef.tmp") is None
+    assert writes.temp_name_pid(".instancetype-upgrade.123.x.tmp") == 123
+    assert writes.temp_name_pid(".instancetype-upgrade.abcdef.tmp") is None

@@ -110,14 +110,14 @@ def test_an_output_dir_directory_swapped_for_a_link_gets_no_more_copies(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Was: a directory under --output-dir was checked once; a link planted there later was followed."""
-    from transform.pipeline import sinks
+    from transform.pipeline import writes
 
     src, out, outside = tmp_path / "src", tmp_path / "out", tmp_path / "outside"
     (src / "sub").mkdir(parents=True)
     outside.mkdir()
     for name in ("a.yaml", "b.yaml"):
         (src / "sub" / name).write_text(OLD)
-    real = sinks.write_atomic
+    real = writes.write_atomic
     calls: list[str] = []
 
     def racing(path: str, data: bytes, *args: Any, **kw: Any) -> None:
@@ -127,7 +127,7 @@ def test_an_output_dir_directory_swapped_for_a_link_gets_no_more_copies(
             os.symlink(outside, out / "sub")
         calls.append(path)
 
-    monkeypatch.setattr(sinks, "write_atomic", racing)
+    monkeypatch.setattr(writes, "write_atomic", racing)
     code = main(["fix", str(src), "--output-dir", str(out)])
     capsys.readouterr()
     assert code == 3 and os.listdir(outside) == []

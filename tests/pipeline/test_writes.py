@@ -19,7 +19,7 @@ import pytest
 
 from transform.convert.index import Index
 from transform.model.settings import Settings
-from transform.pipeline import sinks
+from transform.pipeline import writes
 from transform.pipeline.onefile import upgrade_file
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -113,7 +113,7 @@ def test_write_atomic_uses_a_synced_temp_file_in_the_same_directory(
 
     monkeypatch.setattr(os, "replace", replace)
     monkeypatch.setattr(os, "fsync", fsync)
-    sinks.write_atomic(str(path), b"new", expect=b"old")
+    writes.write_atomic(str(path), b"new", expect=b"old")
     assert path.read_bytes() == b"new"
     kinds = [k for k, _ in events]
     assert kinds.index("fsync") < kinds.index("replace")
@@ -128,8 +128,8 @@ def test_write_atomic_uses_a_synced_temp_file_in_the_same_directory(
 def test_write_atomic_refuses_when_the_file_changed_meanwhile(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "a.yaml"
     path.write_bytes(b"someone else's edit")
-    with pytest.raises(sinks.WriteError, match="changed"):
-        sinks.write_atomic(str(path), b"new", expect=b"old")
+    with pytest.raises(writes.WriteError, match="changed"):
+        writes.write_atomic(str(path), b"new", expect=b"old")
     assert path.read_bytes() == b"someone else's edit"
     assert sorted(os.listdir(tmp_path)) == ["a.yaml"]  # the temp file is gone
 
@@ -142,8 +142,8 @@ def test_write_atomic_cleans_up_when_writing_fails(tmp_path: pathlib.Path, monke
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "fsync", boom)
-    with pytest.raises(sinks.WriteError, match="No space"):
-        sinks.write_atomic(str(path), b"new", expect=b"old")
+    with pytest.raises(writes.WriteError, match="No space"):
+        writes.write_atomic(str(path), b"new", expect=b"old")
     assert path.read_bytes() == b"old"
     assert sorted(os.listdir(tmp_path)) == ["a.yaml"]
 
@@ -314,13 +314,13 @@ def test_an_edit_made_during_the_run_is_not_overwritten(
     data = (OBJECTS / "instancetype-v1alpha1.yaml").read_bytes()
     path = tmp_path / "a.yaml"
     path.write_bytes(data)
-    real = sinks.write_atomic
+    real = writes.write_atomic
 
     def racing(p: str, new: bytes, expect: bytes | None = None, **kw: Any) -> None:
         pathlib.Path(p).write_bytes(b"# edited by a person\n" + data)
         real(p, new, expect=expect, **kw)
 
-    monkeypatch.setattr(sinks, "write_atomic", racing)
+    monkeypatch.setattr(writes, "write_atomic", racing)
     assert cli_mod.main(["fix", str(tmp_path)]) == 3
     assert path.read_bytes() == b"# edited by a person\n" + data
 
@@ -334,10 +334,10 @@ def test_an_edit_made_during_the_run_is_not_overwritten(
 def test_output_path_refuses_to_leave_the_directory(tmp_path: pathlib.Path, rel: str) -> None:
     out = tmp_path / "out"
     out.mkdir()
-    with pytest.raises(sinks.WriteError, match="outside"):
-        sinks.output_path(str(out), rel)
-    with pytest.raises(sinks.WriteError):
-        sinks.OutputDir(str(out)).write(rel, b"data")
+    with pytest.raises(writes.WriteError, match="outside"):
+        writes.output_path(str(out), rel)
+    with pytest.raises(writes.WriteError):
+        writes.OutputDir(str(out)).write(rel, b"data")
     assert sorted(os.listdir(tmp_path)) == ["out"]
 
 
@@ -347,8 +347,8 @@ def test_output_path_refuses_a_symlink_inside_out_dir_that_escapes(tmp_path: pat
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (out / "link").symlink_to(elsewhere)
-    with pytest.raises(sinks.WriteError, match="outside"):
-        sinks.OutputDir(str(out)).write("link/x.yaml", b"data")
+    with pytest.raises(writes.WriteError, match="outside"):
+        writes.OutputDir(str(out)).write("link/x.yaml", b"data")
     assert list(elsewhere.iterdir()) == []
 
 
@@ -356,7 +356,7 @@ def test_output_path_refuses_a_symlink_inside_out_dir_that_escapes(tmp_path: pat
 def test_output_path_keeps_legitimate_paths_inside(tmp_path: pathlib.Path, rel: str) -> None:
     out = tmp_path / "out"
     out.mkdir()
-    target = sinks.OutputDir(str(out)).write(rel, b"data")
+    target = writes.OutputDir(str(out)).write(rel, b"data")
     assert target.startswith(str(out.resolve()) + os.sep)
     assert pathlib.Path(target).read_bytes() == b"data"
 

@@ -11,7 +11,7 @@ from transform.cli.progress import Progress
 from transform.model.findings import Severity
 from transform.model.policy import run_policy
 from transform.model.settings import Settings
-from transform.pipeline import outputs, sinks
+from transform.pipeline import outputs, writes
 from transform.pipeline.batch import Item, RunResult, read_context, read_sources
 from transform.pipeline.upgrade import Plan
 
@@ -80,8 +80,8 @@ def _input_failed(result: RunResult) -> bool:
 def _output_names(items: list[Item], output_dir: str) -> dict[str, str]:
     """Every input's path under --output-dir; two inputs that would write one path are a usage error
     raised before anything is read further or written."""
-    names = sinks.output_names([(i.name, i.input.root if i.input else "") for i in items])
-    clashes = sinks.collisions(names)
+    names = writes.output_names([(i.name, i.input.root if i.input else "") for i in items])
+    clashes = writes.collisions(names)
     if clashes:
         listing = "; ".join(f"{os.path.join(output_dir, rel)} <- {', '.join(srcs)}" for rel, srcs in clashes)
         raise click.UsageError(f"--output-dir: inputs would overwrite each other's copy ({listing}); nothing written")

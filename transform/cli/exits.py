@@ -49,9 +49,9 @@ def guard(
         return fn()
     except KeyboardInterrupt as exc:  # SIGINT, and SIGTERM through _terminate: no temp file stays behind
         # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
-        from transform.pipeline import sinks
+        from transform.pipeline import writes
 
-        sinks.remove_live_temp_files()
+        writes.remove_live_temp_files()
         terminated = isinstance(exc, Terminated)
         click.echo("terminated" if terminated else "interrupted", err=True)
         return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED

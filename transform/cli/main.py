@@ -126,7 +126,7 @@ def _run(command: str, paths: tuple[str, ...], kw: dict[str, Any]) -> None:
         raise click.UsageError("--output-dir does not apply to - (stdin): the upgraded stream goes to stdout")
     if s.output_dir:
         # lazy: start-up: a pre-commit run with nothing relevant imports only click and light modules
-        from transform.pipeline.sinks import output_dir_overlap
+        from transform.pipeline.writes import output_dir_overlap
 
         overlap = output_dir_overlap(s.output_dir, list(paths))
         if overlap:

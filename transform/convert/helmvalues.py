@@ -23,12 +23,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from transform.convert import apiversion
-from transform.convert.helmlines import KINDS
 from transform.convert.outcome import Change, Outcome
 from transform.kubevirt import apis
 from transform.model.findings import Finding, info
 
 Path = tuple[Any, ...]
+KINDS: frozenset[str] = frozenset(k for r in apis.TABLE for k in (*r.kinds, *r.kind_renames))
 FLUX_GROUPS = ("helm.toolkit.fluxcd.io", "helm.fluxcd.io")  # Flux v2, and Flux v1's (helm-operator) HelmRelease
 ARGO_GROUP = "argoproj.io"
 _MAX_DEPTH = 64  # values nest freely; a deeper mapping is no object a chart template reads

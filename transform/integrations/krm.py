@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from transform.integrations import krmlist
-from transform.integrations.krmconfig import options
-from transform.integrations.krmlist import KrmError, reshaped
+from transform.formats.krm import resourcelist as krmlist
+from transform.formats.krm.config import options
+from transform.formats.krm.resourcelist import KrmError, reshaped
 from transform.model.findings import Finding, Severity, error
 from transform.model.policy import run_policy
 from transform.model.settings import Settings
@@ -27,7 +27,7 @@ from transform.report.formats import krm_results
 from transform.yamltext import textio
 
 if TYPE_CHECKING:
-    from transform.integrations.krmitems import Layout
+    from transform.formats.krm.items import Layout
     from transform.pipeline.batch import Item
     from transform.pipeline.parts import FileResult
     from transform.pipeline.upgrade import Plan
@@ -56,7 +56,7 @@ def process(data: bytes, base: Settings | None = None) -> Outcome:
     and the list never whole (tests/pipeline/test_scale.py). A list that cannot be cut into its items
     (JSON, flow style, aliases, an item that does not read alone) is read whole (`_whole`)."""
     # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
-    from transform.integrations import krmitems
+    from transform.formats.krm import items as krmitems
 
     base = base or Settings()
     try:
@@ -77,7 +77,7 @@ def _by_items(source: textio.Source, data: bytes, base: Settings, lay: Layout) -
     plans it as one input whose documents are its items (`parts.Reading`: the list's text with each
     item's dash a space, `krmitems.Layout.spaced`, the items' span of it)."""
     # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
-    from transform.integrations import krmitems
+    from transform.formats.krm import items as krmitems
     from transform.pipeline.batch import Item, RunResult
     from transform.pipeline.outputs import write_plan
     from transform.pipeline.parts import MARKER, ParsedDoc, Part, Reading, Span
@@ -190,7 +190,7 @@ class ItemsSink(_ListSink):
 
     def write(self, results: list[dict[str, Any]]) -> str:
         # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
-        from transform.integrations import krmitems
+        from transform.formats.krm import items as krmitems
 
         lay, text = self.lay, self.text
         style = krmitems.style(lay, self.top, self.source.newline)

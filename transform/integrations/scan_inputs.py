@@ -121,7 +121,8 @@ def iter_inputs(
     """Every input as an Item, read as `fix` reads them (bounded, regular files only), a tarball's members
     one by one; a Helm chart's templates and values files with their role (`pipeline.charts`)."""
     # lazy: start-up: directory walking only when scan is given directories
-    from transform.pipeline import charts, sources
+    from transform.formats.helm_chart import roles as charts
+    from transform.pipeline import sources
 
     settings = settings or Settings()
     limit = file_limit(settings.max_document_bytes)

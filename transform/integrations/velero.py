@@ -51,7 +51,7 @@ from transform.integrations.velerosink import MemberResult, TarballSink
 from transform.kubevirt.names import name_problem
 from transform.model.findings import Finding, error, info, warning
 from transform.model.settings import Settings
-from transform.pipeline import scan_links, sinks
+from transform.pipeline import scan_links, writes
 from transform.pipeline.batch import Item, RunResult, index_documents, index_needles
 from transform.pipeline.onefile import FileResult
 from transform.pipeline.upgrade import LazyPlan
@@ -222,7 +222,7 @@ def upgrade_backup(
         _pass2(path, None, settings, found, outcome, progress)
         return outcome
     try:
-        with sinks.atomic_file(output) as fh:
+        with writes.atomic_file(output) as fh:
             _pass2(path, fh, settings, found, outcome, progress)
             if not outcome.changed:  # nothing to change: the very same bytes
                 fh.seek(0)

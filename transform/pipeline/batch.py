@@ -93,7 +93,7 @@ def read_sources(paths: list[str], settings: Settings, run: RunResult, found: li
             run.findings.append(error("input.refused", f"stdin: {exc}"))
             return []
         # lazy: start-up: chart roles are asked only of candidates (a run with none never imports it)
-        from transform.pipeline import charts
+        from transform.formats.helm_chart import roles as charts
 
         return [Item("<stdin>", data, None, None, *charts.role_of("", data))]
     items = read_inputs(_noted(discover(paths, settings.include, settings.exclude), found), run, limit)
@@ -147,7 +147,7 @@ def read_context(paths: tuple[str, ...], settings: Settings, named: Iterable[str
         if not (is_kustomization_file(entry.display) or textio.holds_bytes(data, needles)):
             continue
         # lazy: start-up: chart roles are asked only of candidates (a run with none never imports it)
-        from transform.pipeline import charts
+        from transform.formats.helm_chart import roles as charts
 
         item = Item(entry.display, data, entry, None, *charts.role_of(entry.path, data))
         if reads_for_index(item, settings):  # not a chart's templates and values: text, not objects
@@ -189,7 +189,7 @@ def read_inputs(
                 run.findings.append(error("input.encoding", str(exc), file=entry.display))
             continue
         # lazy: start-up: chart roles are asked only of candidates (a run with none never imports it)
-        from transform.pipeline import charts
+        from transform.formats.helm_chart import roles as charts
 
         items.append(Item(entry.display, data, entry, None, *charts.role_of(entry.path, data), pin=pin))
     return items

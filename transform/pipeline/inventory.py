@@ -181,7 +181,8 @@ def _chart_file(scan: Scan, name: str, text: str, role: str, chart: str, inline_
     """A chart's template or values file: each literal KubeVirt apiVersion, judged as an object's; a
     directive's line in the file suppresses what it names, as `check` reads it (transform.convert.helmignores)."""
     # lazy: start-up: the template reader only for a scan that meets a chart
-    from transform.convert import helmignores, helmtemplate
+    from transform.formats.helm_chart import ignores as helmignores
+    from transform.formats.helm_chart import template as helmtemplate
 
     targets = apis.Targets(scan.target, scan.target_cdi)
     done = helmtemplate.upgrade(text, targets, values=role == "values")

@@ -16,12 +16,14 @@ from transform.convert import helmrelease
 from transform.convert.dispatch import upgrade_document
 from transform.convert.index import Index
 from transform.convert.kustomize import is_kustomization_file
+from transform.formats.helm_chart.roles import chart_text
+from transform.formats.helm_release import manifest as helmrecords
+from transform.kubevirt import apis
 from transform.model import plain
 from transform.model.findings import Finding, error
 from transform.model.policy import Judgement, Stage, verdict
 from transform.model.settings import Settings
-from transform.pipeline import aliases, helmrecords
-from transform.pipeline.charts import chart_file
+from transform.pipeline import aliases
 from transform.pipeline.parts import FileResult, ParsedDoc, Part, Reading, Span, finish
 from transform.pipeline.verify import verify
 from transform.yamltext import edits, emit, nodepath, textio
@@ -190,6 +192,18 @@ def _upgrade_file(
         part = reading.after(part) if reading.after is not None else part
         return finish(result, [part], replace(settings, inline_ignores=False) if reading.own_ignores else settings)
     return finish(result, [upgrade_documents(name, result.source, settings, index, parsed)], settings)
+
+
+def chart_file(name: str, source: textio.Source, settings: Settings, role: str) -> Part:
+    """A chart's template or values file, upgraded as text (`formats.helm_chart`)."""
+    part = Part()
+    targets = apis.Targets(settings.target, settings.target_cdi)
+    found, text, upgraded = chart_text(source.text, targets, role, settings.inline_ignores)
+    part.findings += [f.at(file=name) for f in found]
+    if text != source.text:
+        part.pieces.append((0, len(source.text), text))
+        part.upgraded = upgraded
+    return part
 
 
 def has_documents(name: str, data: bytes) -> bool:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Protocol
 
 from transform.model.findings import Finding, error, quote_name
-from transform.pipeline import sinks
+from transform.pipeline import writes
 
 if TYPE_CHECKING:
     from transform.model.settings import Settings
@@ -65,7 +65,7 @@ class Diff(Discard):
 
     def put(self, result: FileResult, item: Item, data: bytes) -> str:
         assert result.source is not None and result.new_text is not None
-        self.out.write(sinks.unified_diff("stdin" if self.stdin else result.name, result.source.text, result.new_text))
+        self.out.write(writes.unified_diff("stdin" if self.stdin else result.name, result.source.text, result.new_text))
         return ""
 
 
@@ -79,7 +79,7 @@ class InPlace(Discard):
         path = item.input.path if item.input else result.name
         if not self.force and _read_only(path):
             raise Refused(error("output.read-only", "read-only, not rewritten (use --force to rewrite it)"))
-        _write(lambda: sinks.write_atomic(path, data, expect=item.data, pin=item.pin))
+        _write(lambda: writes.write_atomic(path, data, expect=item.data, pin=item.pin))
         return f"Rewriting {quote_name(result.name)}"  # as pyupgrade and the pre-commit fixers say it
 
 
@@ -87,7 +87,7 @@ class InPlace(Discard):
 class IntoDir(Discard):
     """fix --output-dir: a copy of each changed file under the directory."""
 
-    out_dir: sinks.OutputDir
+    out_dir: writes.OutputDir
     names: dict[str, str]
 
     def put(self, result: FileResult, item: Item, data: bytes) -> str:
@@ -116,7 +116,7 @@ class Stream(Discard):
 def _write(write: Callable[[], object]) -> None:
     try:
         write()
-    except sinks.WriteError as exc:
+    except writes.WriteError as exc:
         raise Refused(error("output.write", str(exc))) from None
 
 
@@ -137,7 +137,7 @@ def sink_for(command: str, settings: Settings, *, stdin: bool, names: dict[str, 
     if stdin:
         return Stream()
     if settings.output_dir:
-        return IntoDir(sinks.OutputDir(settings.output_dir), names)
+        return IntoDir(writes.OutputDir(settings.output_dir), names)
     return InPlace(settings.force)
 
 

@@ -9,7 +9,7 @@ import os
 import stat
 from collections.abc import Iterable
 
-from transform.pipeline.sinks import TMP_PREFIX
+from transform.pipeline.writes import TMP_PREFIX
 
 
 def clash(

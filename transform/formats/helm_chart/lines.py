@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from transform.convert import helmflow
+from transform.formats.helm_chart import flow as helmflow
 from transform.kubevirt import apis
 from transform.model.findings import Finding, warning
 

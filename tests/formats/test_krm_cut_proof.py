@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import yaml
 
-from transform.integrations import krm, krmitems
+from transform.formats.krm import items as krmitems
+from transform.integrations import krm
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"
 ITEM = "- apiVersion: instancetype.kubevirt.io/v1alpha1\n  kind: VirtualMachinePreference\n  metadata: {{name: {}}}\n  spec: {{}}\n"

@@ -15,14 +15,22 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from transform.model.findings import Severity
 from transform.yamltext import textio
 
 if TYPE_CHECKING:
-    from transform.pipeline.parts import Part
+    from transform.model.findings import Finding
     from transform.yamltext.emit import Style
+
+
+class Part(Protocol):
+    """The upgraded items' findings, as the engine gives them (`pipeline.parts.Part`)."""
+
+    findings: list[Finding]
+    after_edits: list[int]  # findings located in the edited text
+
 
 _KEY = r"^{}:[ \t]*(?:#[^\r\n]*)?\r?\n"  # the list's key at column 0
 _SKIP = re.compile(r"[ ]*(?:#[^\r\n]*)?\r?\n")  # a blank or comment line

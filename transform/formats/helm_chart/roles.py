@@ -7,11 +7,10 @@ from __future__ import annotations
 import functools
 import os
 
-from transform.convert import helmignores, helmtemplate
+from transform.formats.helm_chart import ignores as helmignores
+from transform.formats.helm_chart import template as helmtemplate
 from transform.kubevirt import apis
-from transform.model.findings import info
-from transform.model.settings import Settings
-from transform.pipeline.parts import Part
+from transform.model.findings import Finding, info
 from transform.yamltext import textio
 
 TEMPLATE, VALUES = "template", "values"
@@ -80,17 +79,13 @@ def _template_text(data: bytes) -> bool:
     return False
 
 
-def chart_file(name: str, source: textio.Source, settings: Settings, role: str) -> Part:
-    """A chart's template or values file: its literal apiVersion lines, as text (`helmtemplate`)."""
-    part = Part()
-    done = helmtemplate.upgrade(source.text, apis.Targets(settings.target, settings.target_cdi), values=role == VALUES)
+def chart_text(text: str, targets: apis.Targets, role: str, inline_ignores: bool) -> tuple[list[Finding], str, int]:
+    """A chart's template or values file: (findings, new text, objects upgraded) of its literal apiVersion
+    lines, as text (`helmtemplate`)."""
+    done = helmtemplate.upgrade(text, targets, values=role == VALUES)
     found = done.findings
-    if settings.inline_ignores:
-        found = helmignores.apply(source.text, found)[0]  # the YAML reader of directives cannot read a template
+    if inline_ignores:
+        found = helmignores.apply(text, found)[0]  # the YAML reader of directives cannot read a template
     if role == LOOSE:
         found.insert(0, info("input.template", _LOOSE_NOTE))
-    part.findings += [f.at(file=name) for f in found]
-    if done.text != source.text:
-        part.pieces.append((0, len(source.text), done.text))
-        part.upgraded = done.upgraded
-    return part
+    return found, done.text, done.upgraded

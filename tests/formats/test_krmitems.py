@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 import yaml
 
-from transform.integrations import krm, krmitems
+from tests.integrations.test_krm import RL_YAML
+from transform.formats.krm import items as krmitems
+from transform.integrations import krm
 from transform.model.settings import Settings
 from transform.yamltext import textio
-
-from .test_krm import RL_YAML
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPORTED = ROOT / "examples" / "gitops-repo" / "exported"

@@ -7,17 +7,26 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from transform.convert import helmrelease
 from transform.convert.index import Index
 from transform.convert.outcome import Change, Outcome
 from transform.model.findings import Finding, error, info
 from transform.model.settings import Settings
-from transform.pipeline.parts import Part
 from transform.yamltext import textio
 
 WHERE = ("data", "release")
+
+
+class Part(Protocol):
+    """The upgraded documents of a manifest, as the engine gives them (`pipeline.parts.Part`)."""
+
+    findings: list[Finding]
+    pieces: list[tuple[int, int, str]]  # (start, end, new text) per changed document
+    upgraded: int
+
+
 # upgrade a manifest's text: (its name, the text) -> the part of its documents that changed
 Upgrade = Callable[[str, textio.Source], Part]
 

@@ -23,8 +23,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from transform.convert import apiversion, helmflow
-from transform.convert.helmlines import KINDS, Line, Result, literal, templated
+from transform.convert import apiversion
+from transform.formats.helm_chart import flow as helmflow
+from transform.formats.helm_chart.lines import KINDS, Line, Result, literal, templated
 from transform.kubevirt import apis
 from transform.model.findings import info, warning
 

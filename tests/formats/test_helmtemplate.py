@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from transform.convert import helmtemplate
+from transform.formats.helm_chart import template as helmtemplate
 from transform.kubevirt import apis
 
 T19 = apis.Targets((1, 9))

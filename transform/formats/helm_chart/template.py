@@ -27,8 +27,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from transform.convert import apiversion, helmflowmaps
-from transform.convert.helmlines import KINDS, Line, Result, literal, structure, templated
+from transform.convert import apiversion
+from transform.formats.helm_chart import flowmaps as helmflowmaps
+from transform.formats.helm_chart.lines import KINDS, Line, Result, literal, structure, templated
 from transform.kubevirt import apis
 from transform.model.findings import Finding, info, warning
 
