@@ -12,9 +12,15 @@ Writes, under ``--out``:
 * ``big/cluster-export.yaml``: one ~20 MB multi-document stream shaped like ``kubectl get -o yaml``
   (sorted keys, managedFields, status): ~30% ControllerRevisions, 20% VMs, 10% instancetypes/preferences.
 * ``velero-backup.tar.gz``: a Velero backup tarball (default 20,000 items) in Velero's directory layout.
+* ``dense/``: issue 14's denser tree and 2 MB export (``make_dense``).
+* ``embeds/crds/``, ``templates/``, ``vms/``: issue 30's parts (``make_embeds.py``): five CRDs of
+  other groups embedding KubeVirt's VM fields (1.7 MB: v1.9.0's VM spec subtree alone is ~330 KB
+  of YAML per file), 15 MB of OpenShift Template bundles (465 Templates), and
+  520 VirtualMachine files with the schema check-jsonschema validates them against.
 * ``corpus.json``: what was generated (counts, sizes, the pre-commit sample files, the digest).
 
-Every template is the project's own; nothing is copied from upstream. The same arguments give a
+Every template is the project's own; the only upstream material is KubeVirt's VirtualMachine schema in
+the embeds and vms parts, read from the project's ``reference/crd-schemas.tar.xz``. The same arguments give a
 byte-identical output; the sha256 digest of all generated files (``corpus.json`` excluded) is printed at
 the end.
 """
@@ -1643,7 +1649,7 @@ def make_dense(g: Gen, w: Writer, n_files: int, export_bytes: int, info: dict[st
     )
 
 
-PARTS = ("tree", "big", "velero", "dense")
+PARTS = ("tree", "big", "velero", "dense", "embeds", "templates", "vms")
 
 # ----------------------------------------------------------------------------------------------------
 
@@ -1683,7 +1689,8 @@ def main(argv: list[str] | None = None) -> int:
         "--scale",
         type=float,
         default=1.0,
-        help="multiply --files, --big-mb, --velero-items, --dense-files and --dense-export-mb by this factor",
+        help="multiply --files, --big-mb, --velero-items, --dense-files and --dense-export-mb (and the sizes of "
+        "the embeds, templates and vms parts) by this factor",
     )
     ap.add_argument(
         "--parts",
@@ -1723,11 +1730,20 @@ def main(argv: list[str] | None = None) -> int:
         "parts": sorted(parts),
     }
     timings: dict[str, float] = {}
+    import make_embeds as me  # issue 30's parts (a sibling module: it imports this one)
+
+    embeds_bytes = int(me.EMBED_MB * args.scale * 1_000_000)
+    n_tpl = max(1, round(me.TEMPLATE_OBJECTS * args.scale))
+    tpl_bytes = int(me.TEMPLATES_MB * args.scale * 1_000_000)
+    n_vms = max(1, round(me.VM_FILES * args.scale))
     steps: list[tuple[str, Callable[[], None]]] = [
         ("tree", lambda: make_tree(Gen(args.seed), w, n_files, info)),
         ("big", lambda: make_big(Gen(args.seed + 1), w, big_bytes, info)),
         ("velero", lambda: make_velero(Gen(args.seed + 2), w, n_items, info)),
         ("dense", lambda: make_dense(Gen(args.seed + 3), w, n_dense, dense_bytes, info)),
+        ("embeds", lambda: me.make_embeds(Gen(args.seed + 4), w, me.EMBED_FILES, embeds_bytes, info)),
+        ("templates", lambda: me.make_templates(Gen(args.seed + 5), w, n_tpl, tpl_bytes, me.TEMPLATE_BUNDLES, info)),
+        ("vms", lambda: me.make_vms(args.seed + 6, w, n_vms, info)),
     ]
     for name, fn in steps:
         if name in parts:

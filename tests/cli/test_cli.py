@@ -89,6 +89,36 @@ def test_include_exclude(tree: pathlib.Path) -> None:
     assert cli("check", str(tree), "--include", "*.txt").returncode == 1
 
 
+JINJA_CR = """\
+apiVersion: kubevirt.io/v1alpha3
+kind: KubeVirt
+metadata:
+  name: kubevirt
+  namespace: {{ namespace }}
+spec:
+  imagePullPolicy: {{ image_pull_policy }}
+"""
+
+
+def test_a_directory_walk_reads_jinja_templates(tmp_path: pathlib.Path) -> None:
+    """kubevirt-ansible's roles/kubevirt/templates/kubevirt-cr.yaml.j2: found in a directory run as when
+    named (`*.yaml.j2`, `*.yml.j2`, `*.json.j2`), read as a template, its literal apiVersion upgraded."""
+    templates = tmp_path / "roles" / "kubevirt" / "templates"
+    templates.mkdir(parents=True)
+    (templates / "kubevirt-cr.yaml.j2").write_text(JINJA_CR)
+    (templates / "plain.yml.j2").write_text(OLD)
+    (templates / "notes.txt.j2").write_text(OLD)
+    (templates / "cr.json.j2").write_text(
+        '{"apiVersion": "kubevirt.io/v1alpha3", "kind": "KubeVirt", "metadata": {"name": "k"}}'
+    )
+    ran = cli("fix", str(tmp_path))
+    assert ran.returncode == 1, ran.stdout
+    assert (templates / "kubevirt-cr.yaml.j2").read_text() == JINJA_CR.replace("v1alpha3", "v1")
+    assert (templates / "plain.yml.j2").read_text() == NEW
+    assert '"kubevirt.io/v1"' in (templates / "cr.json.j2").read_text()
+    assert (templates / "notes.txt.j2").read_text() == OLD
+
+
 def test_stdin_mode() -> None:
     out = e2e("fix", "-", stdin=OLD.encode())
     assert out.returncode == 0, out.stderr

@@ -87,6 +87,17 @@ CASES = [
     ("cdi.kubevirt.io/v1alpha1", "CDI", (1, 9), (1, 56), None, set()),  # CDI keeps serving it
     ("migrations.kubevirt.io/v1alpha1", "MigrationPolicy", (1, 9), (1, 56), None, set()),
     ("backup.kubevirt.io/v1alpha1", "VirtualMachineBackup", (1, 9), (1, 56), None, set()),
+    # CDI's upload API: v1alpha1 and v1beta1 UploadTokenRequest are the same (CDI upload/*/types.go), v1.56
+    # serves only v1beta1 (uploadTokenVersions): a version hop like any other
+    (
+        "upload.cdi.kubevirt.io/v1alpha1",
+        "UploadTokenRequest",
+        (1, 9),
+        (1, 56),
+        "upload.cdi.kubevirt.io/v1beta1",
+        {"cdi.upgraded"},
+    ),
+    ("upload.cdi.kubevirt.io/v1alpha1", "UploadTokenRequest", (1, 9), (1, 19), None, set()),
 ]
 
 
@@ -113,7 +124,6 @@ def test_where_each_version_goes(
         ("kubevirt.io/v1alpha1", "OfflineVirtualMachine", "core.legacy"),
         ("kubevirt.io/v1alpha2", "VirtualMachineInstance", "core.legacy"),
         ("cdi.io/v1alpha1", "DataVolume", "cdi.legacy"),
-        ("upload.cdi.kubevirt.io/v1alpha1", "UploadTokenRequest", "cdi.legacy"),
         ("subresources.kubevirt.io/v1alpha3", "VirtualMachineInstance", "core.legacy"),
     ],
 )
@@ -121,6 +131,13 @@ def test_legacy_groups_are_refused_with_the_reason(api: str, kind: str, code: st
     after, errors, found = run(f"apiVersion: {api}\nkind: {kind}\nmetadata:\n  name: x\n")
     assert after is None
     assert code in found and len(errors) == 1
+
+
+def test_a_kind_no_kubevirt_release_had_in_a_2018_version_is_left() -> None:
+    """kubevirt-ansible v0.13.0's KWebUI at kubevirt.io/v1alpha1 (with its own CRD): KubeVirt v0.1-v0.12
+    never registered that kind (pkg/api/v1/types.go), so it is a third-party object: left, no finding."""
+    after, errors, found = run("apiVersion: kubevirt.io/v1alpha1\nkind: KWebUI\nmetadata:\n  name: x\n")
+    assert (after, errors, found) == (None, [], set())
 
 
 def test_objects_inside_objects_and_references() -> None:

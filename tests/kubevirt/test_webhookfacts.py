@@ -52,3 +52,32 @@ def test_extraction_reads_a_status_cause_as_go_writes_it() -> None:
 		}
 """
     assert _generator().discontinued([source]) == {"slirp": "Slirp interface support has been discontinued since v1.3"}
+
+
+def test_extraction_reads_the_deprecated_topologies_as_go_writes_them() -> None:
+    admitter = """
+const deprecatedPreferredCPUTopologyErrFmt = "PreferredCPUTopology %s is deprecated for removal in a future release, please use %s instead"
+
+var deprecatedTopologies = map[instancetypeapiv1beta1.PreferredCPUTopology]instancetypeapiv1beta1.PreferredCPUTopology{
+	instancetypeapiv1beta1.DeprecatedPreferSockets: instancetypeapiv1beta1.Sockets,
+	instancetypeapiv1beta1.DeprecatedPreferAny:     instancetypeapiv1beta1.Any,
+}
+"""
+    types = """
+	DeprecatedPreferSockets PreferredCPUTopology = "preferSockets"
+	DeprecatedPreferAny PreferredCPUTopology = "preferAny"
+	Sockets PreferredCPUTopology = "sockets"
+	Any PreferredCPUTopology = "any"
+"""
+    assert _generator().deprecated_topologies(admitter, types) == {
+        "message": "PreferredCPUTopology %s is deprecated for removal in a future release, please use %s instead",
+        "replacements": {"preferAny": "any", "preferSockets": "sockets"},
+    }
+    assert _generator().deprecated_topologies("package admitters", types) == {}
+
+
+def test_the_deprecated_topology_warning_starts_with_v1_4() -> None:
+    """v1.4.0 is the first tag whose preference admitter warns (and whose API has `sockets`)."""
+    releases = json.loads(REFERENCE.read_text())["releases"]
+    warned = sorted((int(k.split(".")[1]) for k, r in releases.items() if r["deprecated_topologies"]))
+    assert warned == list(range(4, 10))

@@ -7,7 +7,12 @@ structural schema into a Draft 2020-12 schema that python-jsonschema and jsonsch
 preserve-unknown-fields, no additionalProperties) gets `additionalProperties: false` (strict unknown-field
 validation), list-type set is uniqueItems, an embedded resource requires apiVersion and kind, and the
 root's `metadata` is Kubernetes' ObjectMeta (from the reference ControllerRevision's OpenAPI data).
-Nulls in non-nullable fields are pruned from the instance first, as the API server prunes them.
+Nulls in non-nullable fields are pruned from the instance first, as the API server prunes them, and
+numbers are what its JSON reader makes of them (apimachinery util/json convertNumber: an integer that
+Int64 cannot hold is a float64) judged as kube-openapi's type check judges them (a float64 is an integer
+only when integral and within 2^53, go-openapi swag.IsFloat64AJSONInteger): where an integer belongs
+(type integer, int-or-string), a number that is not one becomes a value of no accepted JSON type, since
+the JSON Schema engines take any integral float for an integer.
 Not modelled here (tested by tables instead): list-type map key uniqueness, ObjectMeta's name and label
 syntax, date-time formats.
 """
@@ -101,8 +106,27 @@ def translate(node: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+JSON_INTEGER_MAX = 2.0**53  # go-openapi swag: maxJSONFloat
+
+
+def _not_an_integer(value: Any) -> bool:
+    """Does kube-openapi's type check refuse `value` where an integer belongs?"""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if isinstance(value, int):  # convertNumber: Int64 fails, Float64 wins, and it is beyond 2^53
+        return not INT64_MIN <= value <= INT64_MAX
+    if value.is_integer() and INT64_MIN <= value <= INT64_MAX:
+        return False  # sigs.k8s.io/yaml writes it as digits: Int64 reads it
+    return not (value.is_integer() and -JSON_INTEGER_MAX <= value <= JSON_INTEGER_MAX)
+
+
 def prune_nulls(value: Any, node: dict[str, Any]) -> Any:
-    """The instance as the API server validates it: nulls in non-nullable object fields removed."""
+    """The instance as the API server validates it: nulls in non-nullable object fields removed, numbers
+    an integer field cannot take made of no JSON type (see above)."""
+    wants_integer = node.get("type") == "integer" or node.get("x-kubernetes-int-or-string")
+    if wants_integer and _not_an_integer(value):
+        return [value]
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():

@@ -97,15 +97,47 @@ def test_scan_reads_a_chart_templates_inline_ignores_by_line(tmp_path: pathlib.P
     assert _run("check", str(chart))[0] == 0
     code, out = _run("scan", str(chart))
     assert code == 0 and "helm.templated-apiversion" not in out, out
-    code, out = _run("scan", "--no-inline-ignores", str(chart))
-    assert code == 1 and f"{template}:1: chart c: apiVersion is templated" in out, out
+    code, out = _run("scan", "--no-inline-ignores", str(chart))  # Chart.yaml sets no appVersion: cannot tell
+    assert code == 0 and f"{template}:1: chart c: apiVersion is templated" in out, out
+    assert "Cannot tell (1)" in out, out
     # on the line before, a prefix of the code, as check reads it
     template.write_text(f"# instancetype-upgrade: ignore=helm.templated\n{line}\nkind: KubeVirt\n")
     assert _run("scan", str(chart))[0] == 0
     # a directive naming another code silences nothing
     template.write_text(f"{line}  # instancetype-upgrade: ignore=core.not-served\nkind: KubeVirt\n")
     code, out = _run("scan", str(chart))
-    assert code == 1 and "[helm.templated-apiversion]" in out, out
+    assert code == 0 and "[helm.templated-apiversion]" in out, out
+
+
+HARVESTER_KUBEVIRT = (
+    'apiVersion: {{ printf "kubevirt.io/%s" .Chart.AppVersion }}\nkind: KubeVirt\nmetadata:\n  name: kubevirt\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("app_version", "code", "breaks", "cannot_tell"),
+    [
+        ("v1", 0, [], 0),  # Harvester v1.0.3's kubevirt chart: renders to kubevirt.io/v1, served
+        ("v1alpha2", 1, ["core.legacy"], 0),  # renders to the 2018 API: that breaks
+        (None, 0, [], 1),  # no appVersion: the value is not the chart's to say
+    ],
+)
+def test_scan_renders_a_templated_apiversion_from_what_the_chart_sets(
+    tmp_path: pathlib.Path, app_version: str | None, code: int, breaks: list[str], cannot_tell: int
+) -> None:
+    """Helm renders `.Chart.AppVersion` from Chart.yaml's appVersion (text/template field access, fmt's %s
+    in printf): where the template names only what the chart sets, the value is known and judged as a
+    literal apiVersion; otherwise scan cannot tell (not a break)."""
+    chart = tmp_path / "kubevirt"
+    (chart / "templates").mkdir(parents=True)
+    app = f"appVersion: {app_version}\n" if app_version else ""
+    (chart / "Chart.yaml").write_text(f"apiVersion: v2\nname: kubevirt\nversion: 0.3.0\n{app}")
+    (chart / "templates" / "kubevirt.yaml").write_text(HARVESTER_KUBEVIRT)
+    got, out = _run("scan", "--format", "json", str(chart))
+    report = json.loads(out)
+    assert (got, [f["code"] for f in report["breaking"]], len(report["cannot_tell"])) == (code, breaks, cannot_tell)
+    got, out = _run("check", str(chart))
+    assert got == 0 and ("helm.templated-apiversion" in out) is (app_version != "v1"), out
 
 
 def test_a_directive_never_silences_what_breaks(tmp_path: pathlib.Path) -> None:

@@ -155,9 +155,38 @@ def test_pluto_lists_every_old_version_for_both_components() -> None:
         "instancetype.kubevirt.io/v1beta1",
     )
     assert by[("cdi.kubevirt.io/v1alpha1", "DataVolume")]["component"] == "cdi"
-    assert by[("kubevirt.io/v1alpha1", "")]["removed-in"] == "v0.6.0"  # a whole legacy API: kind ""
+    assert by[("kubevirt.io/v1alpha1", "OfflineVirtualMachine")]["removed-in"] == "v0.6.0"  # each kind it had
     export = by[("export.kubevirt.io/v1alpha1", "VirtualMachineExport")]
     assert (export["removed-in"], export["replacement-api"]) == ("v1.9.0", "export.kubevirt.io/v1")
+
+
+def _pluto_match(versions: list[dict[str, Any]], api_version: str, kind: str) -> dict[str, Any] | None:
+    """pluto's Instance.checkVersion (pkg/api/versions.go): the first row whose `version` is the object's
+    apiVersion and whose `kind` is the object's kind, compared exactly (some pluto releases also let an empty
+    kind stand for a whole API; others do not, so a row names its kind)."""
+    return next((v for v in versions if v["version"] == api_version and v["kind"] == kind), None)
+
+
+@pytest.mark.parametrize(
+    ("api_version", "kind", "removed_in"),
+    [
+        ("kubevirt.io/v1alpha1", "OfflineVirtualMachine", "v0.6.0"),  # KubeVirt v0.3-v0.6 registered it
+        ("kubevirt.io/v1alpha1", "VirtualMachine", "v0.6.0"),
+        ("kubevirt.io/v1alpha2", "VirtualMachineInstance", "v0.13.0"),  # v0.7-v0.12
+        ("kubevirt.io/v1alpha2", "KubeVirt", "v0.13.0"),  # v0.12
+        ("upload.cdi.kubevirt.io/v1alpha1", "UploadTokenRequest", "v1.56.0"),  # CDI's uploadTokenVersions
+    ],
+)
+def test_pluto_matches_every_kind_of_an_old_version(api_version: str, kind: str, removed_in: str) -> None:
+    """The exported file read as pluto matches it: an object of each kind those versions had finds its row;
+    no row has an empty kind (which never matches an object under an exact comparison)."""
+    code, out = run("export", "pluto")
+    assert code == 0
+    versions = load(out)["deprecated-versions"]
+    assert all(v["kind"] for v in versions)
+    found = _pluto_match(versions, api_version, kind)
+    assert found is not None and found["removed-in"] == removed_in
+    assert _pluto_match(versions, "kubevirt.io/v1alpha1", "KWebUI") is None  # not a KubeVirt kind
 
 
 # the cases of the catalog converter's own test (openapi2jsonschema.py, test_additional_properties),

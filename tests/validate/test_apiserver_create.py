@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -306,3 +307,53 @@ def test_a_cdi_field_of_a_later_cdi_release_is_the_targets_fact() -> None:
     assert [(f.code, f.field_path) for f in validate_document(dv, target_cdi=(1, 56))] == [
         ("schema.unknown-field", "spec.source.gcss")
     ]
+
+
+REFERENCE = Path(__file__).resolve().parents[2] / "reference"
+STATUS_KINDS = [  # (group/version, kind, product): kinds whose CRD has had the status subresource
+    ("cdi.kubevirt.io/v1beta1", "DataVolume", "cdi"),
+    ("cdi.kubevirt.io/v1beta1", "ObjectTransfer", "cdi"),
+    ("migrations.kubevirt.io/v1alpha1", "MigrationPolicy", "kubevirt"),
+    ("pool.kubevirt.io/v1alpha1", "VirtualMachinePool", "kubevirt"),
+    ("snapshot.kubevirt.io/v1beta1", "VirtualMachineSnapshot", "kubevirt"),
+    ("snapshot.kubevirt.io/v1beta1", "VirtualMachineRestore", "kubevirt"),
+    ("export.kubevirt.io/v1beta1", "VirtualMachineExport", "kubevirt"),
+]
+
+
+def _status_subresource() -> list[Any]:
+    """(api version, kind, product, release, status subresource?) from each release's CRDs as the reference
+    files hold them (KubeVirt crds.go, CDI crds_generated.go)."""
+    out = []
+    for api_version, kind, product in STATUS_KINDS:
+        releases = json.loads((REFERENCE / f"{product}-crds.json").read_text())["releases"]
+        for key, release in sorted(releases.items()):
+            crd = release["crds"].get(kind)
+            served = [v["name"] for v in crd.get("versions", []) if v["served"]] if crd is not None else []
+            if crd is not None and (product == "cdi" or api_version.split("/")[1] in served):
+                major, minor = (int(p) for p in key.split("."))
+                out.append(pytest.param(api_version, kind, product, (major, minor), crd["status"], id=f"{kind}-{key}"))
+    return out
+
+
+@pytest.mark.parametrize(("api_version", "kind", "product", "release", "subresource"), _status_subresource())
+def test_unknown_status_fields_are_refused_under_strict_even_where_status_is_dropped(
+    api_version: str, kind: str, product: str, release: tuple[int, int], subresource: bool
+) -> None:
+    """fieldValidation=Strict: the request's decoding prunes the whole object and reports what it prunes
+    (apiextensions-apiserver's crdHandler, unstructuredSchemaCoercer with returnUnknownFieldPaths) before
+    the strategy's PrepareForCreate drops `status`; the values of a dropped status are not validated.
+    Where the CRD has no status subresource, status is validated like the rest."""
+    status: dict[str, Any] = {"bogus": {"x": 1}}
+    if kind != "MigrationPolicy":  # MigrationPolicyStatus has no fields
+        status["conditions"] = 5
+    doc = {"apiVersion": api_version, "kind": kind, "metadata": {"name": "x"}, "spec": {}, "status": status}
+    kubevirt, cdi = (release, None) if product == "kubevirt" else ((1, 9), release)
+    strict = validate_document(doc, strict=True, target=kubevirt, target_cdi=cdi)
+    found = [f for f in strict if f.field_path.startswith("status")]
+    expected = [("error", "status.bogus", "schema.unknown-field")]
+    if not subresource and "conditions" in status:
+        expected.append(("error", "status.conditions", "schema.type"))
+    assert sorted((f.severity.value, f.field_path, f.code) for f in found) == sorted(expected)
+    loose = [f for f in validate_document(doc, target=kubevirt, target_cdi=cdi) if f.code == "schema.unknown-field"]
+    assert [(f.severity.value, f.field_path) for f in loose] == [("warning", "status.bogus")]

@@ -35,6 +35,9 @@ VALID = (
     ]
     + [
         pytest.param(it(memory={"guest": 1073741824}, gpus=[{"name": "g", "deviceName": "nvidia"}]), id="int-quantity"),
+        # int64's edges: apimachinery's util/json reads them as int64, kube-openapi takes them as integers
+        pytest.param(it(memory={"guest": 2**63 - 1}, cpu={"guest": 2, "maxSockets": -(2**63)}), id="int64-edges"),
+        pytest.param(it(cpu={"guest": 2, "maxSockets": 2.0**62}), id="integral-float-within-int64"),
         pytest.param(
             it(
                 nodeSelector={"a/b": "c"},
@@ -244,6 +247,11 @@ INVALID = [
         id="vm-matcher-type",
     ),
     pytest.param(
+        it(cpu={"guest": 2, "maxSockets": 1e19}),
+        [("error", "schema.type", ("spec", "cpu", "maxSockets"), "expected integer, got 1e+19")],
+        id="float-beyond-int64",
+    ),
+    pytest.param(
         cr({"apiVersion": "", "spec": "e30="}, revision="0"),
         [("error", "schema.type", ("revision",), 'expected integer, got "0"')],
         id="cr-revision-type",
@@ -264,6 +272,24 @@ INVALID = [
         id="cr-f1-decoded-spec",
     ),  # fmt: skip
 ]
+
+
+# beyond int64: util/json convertNumber makes a float64 of it, and the type check refuses it at the field
+_GRACE = ("spec", "template", "spec", "terminationGracePeriodSeconds")
+INVALID += [
+    pytest.param(
+        doc,
+        [("error", "schema.type", path, f"{value} is beyond int64: the API server reads it as a float (apimachinery "
+          f"util/json) and refuses it: must be of type integer{or_string}")],
+        id=name,
+    )
+    for doc, path, value, or_string, name in [
+        (it(memory={"guest": 2**63}), ("spec", "memory", "guest"), 2**63, " or string", "quantity-beyond-int64"),
+        (it(cpu={"guest": -(2**63) - 1}), ("spec", "cpu", "guest"), -(2**63) - 1, "", "integer-below-int64"),
+        ({**vm(), "spec": {"template": {"spec": {"domain": {"devices": {}}, "terminationGracePeriodSeconds": 2**63}}}},
+         _GRACE, 2**63, "", "vm-grace-period-beyond-int64"),
+    ]
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("doc", "expected"), INVALID)

@@ -153,3 +153,18 @@ def test_discontinued_bindings_are_refused_on_creation_from_their_release(
     assert [(f.severity.value, f.field_path) for f in found] == [
         ("warning", f"spec.virtualMachineTemplate.spec.template.spec.domain.devices.interfaces[1].{binding}")
     ]
+
+
+@pytest.mark.parametrize(
+    ("target", "warned"),
+    [((1, 0), False), ((1, 3), False), ((1, 4), True), ((1, 6), True), ((1, 9), True)],
+)
+def test_deprecated_topology_is_said_only_where_the_target_has_the_replacement(
+    target: tuple[int, int], warned: bool
+) -> None:
+    """KubeVirt v1.4.0 added both the preference admitter's warning (preference-admitter.go,
+    checkForDeprecatedPreferredCPUTopology) and the `sockets` value it advises; v1.0-v1.3 admit
+    preferSockets without a word, so neither a warning nor a --strict refusal there."""
+    doc = pref("v1beta1", cpu={"preferredCPUTopology": "preferSockets"})
+    found = [f.code for f in validate_document(doc, target=target, strict=True)]
+    assert found == (["webhook.deprecated-topology"] if warned else [])

@@ -78,7 +78,7 @@ _HELP_FLAGS = frozenset({"-h", "--help", "--version"})
 
     KubeVirt v1.7 removed instancetype.kubevirt.io v1alpha1/v1alpha2 and can no longer read the
     ControllerRevisions older releases stored. PATH is a file, a directory (searched recursively
-    for *.yaml, *.yml, *.json; hidden directories skipped) or - for stdin.
+    for *.yaml, *.yml, *.json and their Jinja *.j2; hidden directories skipped) or - for stdin.
     """,
 )
 @click.option(

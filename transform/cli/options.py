@@ -96,7 +96,7 @@ _OPTIONS: dict[str, Callable[[Any], Any]] = {
         "--include",
         multiple=True,
         metavar="GLOB",
-        help="Only files matching GLOB in directories (default *.yaml, *.yml, *.json).",
+        help="Only files matching GLOB in directories (default *.yaml, *.yml, *.json and their *.j2).",
     ),
     "exclude": click.option(
         "--exclude",

@@ -1,24 +1,25 @@
 """Every KubeVirt and CDI API group/version this tool knows: one table, and the questions asked of it.
 
-Sources: the domain notes kubevirt-deprecated-apis.md §1-§3 (all groups but instancetype) and
-kubevirt-api-versions.md §1 (instancetype.kubevirt.io, flavor.kubevirt.io), read from KubeVirt's and
-CDI's CRDs. Tests hold the rows to those CRDs release by release: the KubeVirt rows to
-reference/kubevirt-crds.json (crds.go, v1.0-v1.9; tests/kubevirt/test_apis_kubevirt.py), the CDI rows to
-schemas/cdi/index.json (tests/kubevirt/test_apis_cdi.py). Conversion, validation, scan, the target checks,
-the pre-filter's needles and the table in docs/upgrades.md all read this table; a future removal is one row
-(or one `removed=` value) plus a test.
+Sources: the domain notes kubevirt-deprecated-apis.md §1-§3 (all groups but instancetype) and kubevirt-api-versions.md
+§1 (instancetype.kubevirt.io, flavor.kubevirt.io), read from KubeVirt's and CDI's CRDs; what predates the CRDs from
+the sources that served it (transform.kubevirt.apihistory). Tests hold the rows to those CRDs release by release: the
+KubeVirt rows to reference/kubevirt-crds.json (crds.go, v1.0-v1.9; tests/kubevirt/test_apis_kubevirt.py), the CDI
+rows to schemas/cdi/index.json (tests/kubevirt/test_apis_cdi.py). Conversion, validation, scan, the target checks,
+the pre-filter's needles and the table in docs/upgrades.md all read this table; a future removal is one row (or one
+`removed=` value) plus a test.
 
-Rows of one group are listed oldest first: a version's replacement is the next row of its group
-unless `replaced_by` names another group (flavor -> instancetype). Release numbers are KubeVirt's,
-or CDI's for rows with `product=CDI`. Every multi-version group here uses CRD conversion None (the
-versions share one JSON shape), so an upgrade rewrites `apiVersion` only; instancetype payloads
-stored in ControllerRevisions are the exception and have their own rules (transform.convert).
+Rows of one group are listed oldest first: a version's replacement is the next row of its group unless `replaced_by`
+names another group (flavor -> instancetype). Release numbers are KubeVirt's, or CDI's for rows with `product=CDI`.
+Every multi-version group here uses CRD conversion None (the versions share one JSON shape), so an upgrade rewrites
+`apiVersion` only; instancetype payloads stored in ControllerRevisions are the exception and have their own rules.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+
+from transform.kubevirt.apihistory import KUBEVIRT_KINDS, UPLOAD_TOKEN_VERSIONS
 
 Release = tuple[int, int]
 
@@ -51,10 +52,6 @@ FLAVOR_KINDS = {
 SNAPSHOT_KINDS = ("VirtualMachineSnapshot", "VirtualMachineSnapshotContent", "VirtualMachineRestore")
 TEMPLATE_KINDS = ("VirtualMachineTemplate", "VirtualMachineTemplateRequest")
 
-_LEGACY_CORE = (
-    "the KubeVirt {version} API of 2018 (before v0.{until}): its kinds were renamed and its fields were "
-    "never converted by any release; re-create the object from a current kubevirt.io/v1 example"
-)
 _AGGREGATED = "an aggregated API ({what}): nothing of it is stored, so it is not manifest content; drop the document"
 
 
@@ -91,10 +88,25 @@ class Api:
 
 
 _V = Api
+
+
+def _legacy_core(version: str, until: str, removed: Release) -> Api:
+    legacy = (
+        f"the KubeVirt {version} API of 2018 (before v0.{until}): its kinds were renamed and its fields were "
+        "never converted by any release; re-create the object from a current kubevirt.io/v1 example"
+    )
+    return Api("kubevirt.io", version, "core", KUBEVIRT_KINDS[version], legacy=legacy, removed=removed)
+
+
+def _upload_token(version: str) -> Api:
+    (served, removed), kinds = UPLOAD_TOKEN_VERSIONS[version], ("UploadTokenRequest",)
+    return Api("upload.cdi.kubevirt.io", version, "cdi", kinds, served=served, removed=removed, product=CDI)
+
+
 TABLE: tuple[Api, ...] = (
-    # kubevirt.io: the core API
-    _V("kubevirt.io", "v1alpha1", "core", legacy=_LEGACY_CORE.format(version="v1alpha1", until="6.1"), removed=(0, 6)),
-    _V("kubevirt.io", "v1alpha2", "core", legacy=_LEGACY_CORE.format(version="v1alpha2", until="13"), removed=(0, 13)),
+    # kubevirt.io: the core API (2018's versions with the kinds KubeVirt v0.1-v0.12 registered: apihistory)
+    _legacy_core("v1alpha1", "6.1", removed=(0, 6)),
+    _legacy_core("v1alpha2", "13", removed=(0, 13)),
     _V("kubevirt.io", "v1alpha3", "core", CORE_KINDS, served=(0, 13), deprecated=(1, 0)),
     _V("kubevirt.io", "v1", "core", served=(0, 37)),
     # crds.go NewPresetCrd lists v1 with Deprecated: true (v0.57 on; "for removal in v2"); no replacement
@@ -213,16 +225,8 @@ TABLE: tuple[Api, ...] = (
         "versions still apply; upgraded only for a target that no longer serves it",
     ),
     _V("cdi.kubevirt.io", "v1beta1", "cdi", served=(1, 20), product=CDI),
-    _V(
-        "upload.cdi.kubevirt.io",
-        "v1alpha1",
-        "cdi",
-        product=CDI,
-        removed=(1, 56),
-        legacy=_AGGREGATED.format(what="UploadTokenRequest, create-only"),
-    ),
-    # an aggregated API of cdi-apiserver (no CRD, create-only): current, nothing to upgrade or validate
-    _V("upload.cdi.kubevirt.io", "v1beta1", "cdi", ("UploadTokenRequest",), served=(1, 20), product=CDI),
+    # cdi-apiserver's aggregated API (no CRD, create-only): the same UploadTokenRequest in every version
+    *(_upload_token(version) for version in UPLOAD_TOKEN_VERSIONS),
     _V("forklift.cdi.kubevirt.io", "v1beta1", "cdi", served=(1, 60), product=CDI),
 )
 
@@ -364,10 +368,15 @@ def status(api: Api, release: Release) -> str:
     return "served"
 
 
+def third_party(api: Api, kind: str) -> bool:
+    """A kind no version of a legacy row's group ever had (kubevirt-ansible's KWebUI at kubevirt.io/v1alpha1)."""
+    kinds = {k for r in rows(api.group) for k in r.kinds} if api.legacy and api.kinds else {kind}
+    return not {kind, kind.removesuffix("List")} & kinds
+
+
 def decide(api_version: str, kind: str, targets: Targets) -> Decision | None:
-    """None for groups this tool does not know; else where the object goes on the targets."""
-    api = find(api_version, kind)
-    if api is None:
+    """None for groups this tool does not know and third-party kinds; else where the object goes."""
+    if (api := find(api_version, kind)) is None or third_party(api, kind):
         return None
     release = targets.of(api)
     state = status(api, release)

@@ -3,6 +3,9 @@
 
 DISCONTINUED_BINDINGS: an interface binding (the field of `domain.devices.interfaces[]`) that KubeVirt
 refuses when a VM or VMI is created, from the first release that refuses it, with the webhook's message.
+DEPRECATED_TOPOLOGIES: a preference's `cpu.preferredCPUTopology` that the preference admitter warns of as
+deprecated, from the first release warning (which also brought the replacement value), with the value to
+use instead; DEPRECATED_TOPOLOGY_MESSAGE: the warning's Go format (old value, new value).
 """
 
 from __future__ import annotations
@@ -14,3 +17,14 @@ DISCONTINUED_BINDINGS: dict[str, tuple[Release, str]] = {
     "passt": ((1, 8), "Passt network binding has been discontinued since v1.3"),
     "slirp": ((1, 3), "Slirp interface support has been discontinued since v1.3"),
 }
+
+DEPRECATED_TOPOLOGIES: dict[str, tuple[Release, str]] = {
+    "preferAny": ((1, 4), "any"),
+    "preferCores": ((1, 4), "cores"),
+    "preferSockets": ((1, 4), "sockets"),
+    "preferSpread": ((1, 4), "spread"),
+    "preferThreads": ((1, 4), "threads"),
+}
+DEPRECATED_TOPOLOGY_MESSAGE = (
+    "PreferredCPUTopology %s is deprecated for removal in a future release, please use %s instead"
+)

@@ -101,7 +101,7 @@ def read_sources(paths: list[str], settings: Settings, run: RunResult, found: li
         run.findings.append(
             warning(
                 "input.no-files",
-                f"no files matched in {', '.join(paths)} (*.yaml, *.yml, *.json"
+                f"no files matched in {', '.join(paths)} (*.yaml, *.yml, *.json, and as *.j2"
                 + (f"; --include {' '.join(settings.include)}" if settings.include else "")
                 + (f"; --exclude {' '.join(settings.exclude)}" if settings.exclude else "")
                 + ")",

@@ -41,6 +41,7 @@ class Scan:
     vms: list[VM] = field(default_factory=list)
     other: list[Doc] = field(default_factory=list)
     breaking: list[Finding] = field(default_factory=list)
+    undecided: list[Finding] = field(default_factory=list)  # what scan cannot tell (a templated apiVersion)
     errors: list[Finding] = field(default_factory=list)  # unreadable input (and skipped broken links: warnings)
     dangling: list[tuple[VM, Ref]] = field(default_factory=list)
     orphans: list[Revision] = field(default_factory=list)
@@ -182,10 +183,12 @@ def _chart_file(scan: Scan, name: str, text: str, role: str, chart: str, inline_
     directive's line in the file suppresses what it names, as `check` reads it (transform.convert.helmignores)."""
     # lazy: start-up: the template reader only for a scan that meets a chart
     from transform.formats.helm_chart import ignores as helmignores
+    from transform.formats.helm_chart import roles as charts
     from transform.formats.helm_chart import template as helmtemplate
 
     targets = apis.Targets(scan.target, scan.target_cdi)
-    done = helmtemplate.upgrade(text, targets, values=role == "values")
+    context = charts.chart_context(chart) if chart and role != "values" and "{{" in text else None
+    done = helmtemplate.upgrade(text, targets, values=role == "values", context=context)
     label = "chart " + os.path.basename(chart) if chart else "template"
     found: list[Finding] = []
     for line, api_version, kind in done.uses:
@@ -199,11 +202,19 @@ def _chart_file(scan: Scan, name: str, text: str, role: str, chart: str, inline_
             use.chart = label
             scan.files.add(name)
             scan.apis.append(use)
-    found += [f.at(file=name, object=label) for f in done.findings if f.severity is not Severity.INFO]
+    rendered = {line for line, _, _ in done.uses}  # a templated apiVersion rendered: judged above, as an object's
+    undecided: list[Finding] = []  # one whose value the chart does not set: scan cannot tell
+    for f in done.findings:
+        if f.code == "helm.templated-apiversion":
+            undecided += [] if f.line in rendered else [f.at(file=name, object=label)]
+        elif f.severity is not Severity.INFO:
+            found.append(f.at(file=name, object=label))
     if inline_ignores:
         found, suppressed = helmignores.apply(text, found)
-        scan.suppressed += suppressed
+        undecided, quiet = helmignores.apply(text, undecided)
+        scan.suppressed += suppressed + quiet
     scan.breaking += found
+    scan.undecided += undecided
 
 
 def _visit(scan: Scan, obj: Any, path: tuple[Any, ...], file: str, doc: int, where: Any) -> None:

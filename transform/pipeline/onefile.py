@@ -16,7 +16,7 @@ from transform.convert import helmrelease
 from transform.convert.dispatch import upgrade_document
 from transform.convert.index import Index
 from transform.convert.kustomize import is_kustomization_file
-from transform.formats.helm_chart.roles import chart_text
+from transform.formats.helm_chart.roles import TEMPLATE, chart_context, chart_of, chart_text
 from transform.formats.helm_release import manifest as helmrecords
 from transform.kubevirt import apis
 from transform.model import plain
@@ -198,7 +198,9 @@ def chart_file(name: str, source: textio.Source, settings: Settings, role: str) 
     """A chart's template or values file, upgraded as text (`formats.helm_chart`)."""
     part = Part()
     targets = apis.Targets(settings.target, settings.target_cdi)
-    found, text, upgraded = chart_text(source.text, targets, role, settings.inline_ignores)
+    chart = chart_of(name) if role == TEMPLATE and "{{" in source.text else ""
+    context = chart_context(chart) if chart else None
+    found, text, upgraded = chart_text(source.text, targets, role, settings.inline_ignores, context)
     part.findings += [f.at(file=name) for f in found]
     if text != source.text:
         part.pieces.append((0, len(source.text), text))

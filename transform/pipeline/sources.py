@@ -10,7 +10,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
-SUFFIXES = (".yaml", ".yml", ".json")
+# a directory's files read: YAML and JSON, and the same names as Jinja templates (Ansible's `*.yaml.j2`, read
+# as a template when their markers leave them unreadable as YAML: transform.pipeline.charts.role_of)
+SUFFIXES = (".yaml", ".yml", ".json", ".yaml.j2", ".yml.j2", ".json.j2")
 
 
 @dataclass(frozen=True)

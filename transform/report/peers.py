@@ -95,10 +95,10 @@ def pluto(targets: apis.Targets) -> str:
     for row in _old_rows():
         chain = list(apis.later(row))
         replacement = chain[-1] if chain else None
-        for kind in row.kinds or ("",):
+        for kind in row.kinds:  # pluto matches a kind exactly (checkVersion): a row names its kinds
             lines += [
                 f"  - version: {row.api_version}",
-                f"    kind: {kind or _q('')}",
+                f"    kind: {kind}",
                 f"    deprecated-in: {_q(_v(row.deprecated))}",
                 f"    removed-in: {_q(_v(_gone(row)))}",
                 f"    replacement-api: {_q(replacement.api_version if replacement else '')}",

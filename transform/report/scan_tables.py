@@ -97,6 +97,7 @@ def to_dict(scan: Scan) -> dict[str, Any]:
             for vm, ref, rev, want in scan.mismatches
         ],
         "breaking": [finding_dict(f) for f in scan.breaking],
+        "cannot_tell": [finding_dict(f) for f in scan.undecided],
         "errors": [finding_dict(f) for f in scan.errors],
     }
 
@@ -240,6 +241,9 @@ def render_text(scan: Scan) -> str:
         f"  {f['file']}:{f['line']}: {f['object']}: {f['path'] + ': ' if f['path'] else ''}{f['message']} [{f['code']}]"
         for f in d["breaking"]
     ] or ["  (none)"]
+    if d["cannot_tell"]:
+        out += ["", f"Cannot tell ({len(d['cannot_tell'])}): a templated apiVersion whose value the chart does not set"]
+        out += [f"  {f['file']}:{f['line']}: {f['object']}: {f['message']} [{f['code']}]" for f in d["cannot_tell"]]
     if d["errors"]:
         out += ["", f"Unreadable input ({len(d['errors'])}):"]
         out += [

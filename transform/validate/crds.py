@@ -15,7 +15,9 @@ CDI objects (`cdi_schema_for`): the schema the CDI target release attaches to th
 
 What a create does before and besides the schema (apiextensions-apiserver's customResourceStrategy, with
 the CRD's scope and subresources of the target release, KubeVirt's or CDI's: transform.kubevirt.crdfacts):
-`status` is dropped where the CRD has the status subresource (not validated); a cluster-scoped kind's
+`status` is dropped where the CRD has the status subresource (not validated), but its unknown fields are
+still reported: the request's strict decoding prunes the whole object before PrepareForCreate drops
+`status` (fieldValidation=Strict refuses the create, Warn warns); a cluster-scoped kind's
 namespace is cleared (not checked); the resource's own metadata has a name (or generateName); with the
 scale subresource, `spec.replicas` must fit an int32.
 """
@@ -203,12 +205,29 @@ def validate_object(
     if found is None:
         return None
     unknown = Severity.ERROR if strict else Severity.WARNING
-    doc = as_created(doc, facts)
-    out = compiled(found[0]).validate(doc, partial=partial, unknown=unknown)
+    created = as_created(doc, facts)
+    out = compiled(found[0]).validate(created, partial=partial, unknown=unknown)
+    if created is not doc and "status" in doc and "status" not in created:
+        out += _status_unknown(found[0], doc["status"], unknown)
+    doc = created
     out += objectmeta.missing(doc, partial)
     if facts is not None and facts[2]:
         out += _scale(doc, facts[2])
     return out
+
+
+def _status_unknown(digest: str, status: Any, unknown: Severity) -> list[Finding]:
+    """The unknown fields of a `status` the create drops (status subresource): the strict decoder reports
+    them first (apiextensions-apiserver's request decoding prunes with the whole schema)."""
+    root = compiled(digest).root
+    node = root.props.get("status") if root.props is not None else None
+    if node is None:
+        if root.preserve:
+            return []
+        where = ("status",)
+        return [Finding(unknown, "schema.unknown-field", f'unknown field "{format_path(where)}"', path=where)]
+    found = Validator.of(node).validate(status, partial=True, unknown=unknown, base=("status",))
+    return [f for f in found if f.code == "schema.unknown-field"]
 
 
 def crd_facts(kind: str, target: Release, cdi: bool = False) -> tuple[bool, bool, str] | None:

@@ -87,7 +87,7 @@ def _kubevirt_document(
     family = releases.family_of(kind)
     if api_version.startswith(f"{releases.GROUP}/") and family is not None:
         out = _unknown_hint(out, api_version, kind)
-        rules = webhooks.RULES[family](obj)
+        rules = webhooks.RULES[family](obj, target)
         ranged = {f.path for f in rules if f.code == "webhook.overcommit-percent"}
         out = [f for f in out if not (f.path in ranged and f.code in ("schema.minimum", "schema.maximum"))]
         out += rules + gorange.go_range(obj)

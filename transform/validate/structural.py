@@ -17,6 +17,9 @@ Semantics (k8s.io/apiextensions-apiserver, kube-openapi):
 - Numbers are what the API server receives: kubectl sends JSON through sigs.k8s.io/yaml, which writes
   an integral float (`2.0`, `1e3`) as an integer, and kube-openapi takes an integral float within 2^53
   for an integer besides: such a float is an integer here (transform.validate.structural.as_json_number).
+  An integer beyond int64 (`9223372036854775808`) is a float64 to the API server (apimachinery util/json
+  `convertNumber`: Int64 fails, Float64 wins), which the type check refuses wherever an integer belongs
+  (an integer field, a quantity or int-or-string): `schema.type` at the field.
 - `pattern` is a Go regular expression: `$` is the end of the text, `\\d` is ASCII (goregex.py).
 - A missing required field is reported at the field (`spec.domain.devices`), as the API server does.
 - `x-kubernetes-validations` (CEL) rules are evaluated (transform.validate.cel) after the schema, only
@@ -174,6 +177,17 @@ class _Walk:
             value = _timestamp_text(value)
         elif type(value) is float:
             value = as_json_number(value)
+        elif (
+            type(value) is int
+            and not _INT64_MIN <= value < _INT64_END
+            and (node.int_or_string or node.type == "integer")
+        ):
+            message = (
+                f"{value} is beyond int64: the API server reads it as a float (apimachinery util/json) and "
+                f"refuses it: must be of type integer{' or string' if node.int_or_string else ''}"
+            )
+            self.out.append(error("schema.type", message, self.path(path)))
+            return
         if value is None:
             if node.nullable:
                 return
@@ -258,7 +272,12 @@ class _Walk:
                     continue
             if item is None and not child.nullable:
                 continue  # pruned: a null in a non-nullable field is absent
-            if child.leaf is not None and type(item) in child.leaf and child.hook is None:
+            if (
+                child.leaf is not None
+                and type(item) in child.leaf
+                and child.hook is None
+                and (type(item) is not int or _INT64_MIN <= item < _INT64_END)
+            ):
                 continue
             path.append(key)
             self.check(child, item, path)
@@ -282,7 +301,10 @@ class _Walk:
                 )
             )
         items = node.items
-        if items is not None and not (items.leaf is not None and all(type(v) in items.leaf for v in value)):
+        if items is not None and not (
+            items.leaf is not None
+            and all(type(v) in items.leaf and (type(v) is not int or _INT64_MIN <= v < _INT64_END) for v in value)
+        ):
             for i, item in enumerate(value):
                 path.append(i)
                 self.check(items, item, path)

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from transform.kubevirt.webhookfacts import DISCONTINUED_BINDINGS
+from transform.kubevirt.webhookfacts import DEPRECATED_TOPOLOGIES, DEPRECATED_TOPOLOGY_MESSAGE, DISCONTINUED_BINDINGS
 from transform.model.findings import Finding, error, warning
 
+Release = tuple[int, int]
+
+# the preference admitter's deprecated topologies and their replacements (transform.kubevirt.webhookfacts)
+_SHORT = ("sockets", "cores", "threads", "spread", "any")
 TOPOLOGY_REPLACEMENTS: dict[str, str] = {
-    "preferSockets": "sockets",
-    "preferCores": "cores",
-    "preferThreads": "threads",
-    "preferSpread": "spread",
-    "preferAny": "any",
+    old: new for old, (_, new) in sorted(DEPRECATED_TOPOLOGIES.items(), key=lambda item: _SHORT.index(item[1][1]))
 }
-TOPOLOGIES: tuple[str, ...] = ("sockets", "cores", "threads", "spread", "any", *TOPOLOGY_REPLACEMENTS)
+TOPOLOGIES: tuple[str, ...] = (*_SHORT, *TOPOLOGY_REPLACEMENTS)
 SPREAD_ACROSS: tuple[str, ...] = ("SocketsCoresThreads", "SocketsCores", "CoresThreads")
 FAILURE_POLICIES: tuple[str, ...] = ("RejectInferFromVolumeFailure", "IgnoreInferFromVolumeFailure")
 DEFAULT_SPREAD_RATIO = 2
@@ -32,7 +32,7 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def instancetype_rules(obj: dict[str, Any]) -> list[Finding]:
+def instancetype_rules(obj: dict[str, Any], target: Release) -> list[Finding]:
     spec = _dict(obj.get("spec"))
     memory = _dict(spec.get("memory"))
     out: list[Finding] = []
@@ -66,7 +66,9 @@ def instancetype_rules(obj: dict[str, Any]) -> list[Finding]:
     return out
 
 
-def preference_rules(obj: dict[str, Any]) -> list[Finding]:
+def preference_rules(obj: dict[str, Any], target: Release) -> list[Finding]:
+    """The preference admitter's rules; its deprecated-topology warning only from the release that has it
+    (v1.4.0 added the warning and the values it advises: an older target does not know `sockets`)."""
     spec = _dict(obj.get("spec"))
     cpu = _dict(spec.get("cpu"))
     topology = cpu.get("preferredCPUTopology")
@@ -84,16 +86,10 @@ def preference_rules(obj: dict[str, Any]) -> list[Finding]:
             )
         )
         return out
-    if topology in TOPOLOGY_REPLACEMENTS:
-        new = TOPOLOGY_REPLACEMENTS[topology]
-        out.append(
-            warning(
-                "webhook.deprecated-topology",
-                f"PreferredCPUTopology {topology} is deprecated for removal in a future release, "
-                f"please use {new} instead",
-                path,
-            )
-        )
+    since, new = DEPRECATED_TOPOLOGIES.get(topology, (None, ""))
+    if since is not None and target >= since:
+        message = DEPRECATED_TOPOLOGY_MESSAGE.replace("%s", topology, 1).replace("%s", new, 1)
+        out.append(warning("webhook.deprecated-topology", message, path))
     if topology in ("spread", "preferSpread"):
         out.extend(_spread_rules(spec, cpu))
     return out

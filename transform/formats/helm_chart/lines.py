@@ -4,10 +4,12 @@ lines structure the text, a literal (untemplated) scalar value, and the warning 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from transform.formats.helm_chart import flow as helmflow
+from transform.formats.helm_chart import render as helmrender
 from transform.kubevirt import apis
 from transform.model.findings import Finding, warning
 
@@ -96,19 +98,36 @@ def newest_served(group: str, targets: apis.Targets) -> str | None:
     return served[-1].api_version if served else None
 
 
-def templated(out: Result, ln: Line, kind: str | None, targets: apis.Targets, where: dict[str, Any]) -> None:
+def templated(
+    out: Result,
+    ln: Line,
+    kind: str | None,
+    targets: apis.Targets,
+    where: dict[str, Any],
+    context: Mapping[str, str] | None = None,
+) -> None:
+    """A templated apiVersion: rendered where it names only what the chart sets (`context`, helmrender),
+    then judged as a literal one is (`uses`: scan judges it as an object's); else the tool cannot tell."""
     rows = [r for r in apis.TABLE if kind in r.kinds or kind in r.kind_renames] if kind else []
     group = rows[-1].group if rows else None
     newest = newest_served(group, targets) if group else None
     hint = f" ({newest} for {kind} on {targets.text(rows[-1])})" if newest and rows else ""
-    out.findings.append(
-        warning(
-            "helm.templated-apiversion",
-            f"apiVersion is templated ({without_comment(ln.value)}): the tool cannot see its value; make sure it "
-            f"renders to a version the target serves{hint}, e.g. in values.yaml",
-            **where,
+    written = without_comment(ln.value)
+    rendered = helmrender.render(written, context) if context else None
+    if rendered is not None:
+        out.uses.append((ln.number + 1, rendered, kind or ""))
+        if newest is None or newest == rendered or apis.group_of(rendered) is None:
+            return  # renders to what the target serves (or to no version of ours): nothing to say
+        message = (
+            f"apiVersion is templated ({written}) and renders to {rendered} from what the chart sets: "
+            f"change it where the chart sets it{hint}"
         )
-    )
+    else:
+        message = (
+            f"apiVersion is templated ({written}): the tool cannot tell its value (it names what the chart does "
+            f"not set); make sure it renders to a version the target serves{hint}, e.g. in values.yaml"
+        )
+    out.findings.append(warning("helm.templated-apiversion", message, **where))
 
 
 def without_comment(value: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import os
+from typing import Any
 
 from transform.formats.helm_chart import ignores as helmignores
 from transform.formats.helm_chart import template as helmtemplate
@@ -39,6 +40,11 @@ def role(path: str) -> tuple[str, str]:
         if parent == chart:
             return "", ""
         chart, below = parent, chart
+
+
+def chart_of(path: str) -> str:
+    """The directory of the chart holding a template (`role`), "" for none."""
+    return role(path)[1]
 
 
 _LOOSE_NOTE = (
@@ -79,10 +85,55 @@ def _template_text(data: bytes) -> bool:
     return False
 
 
-def chart_text(text: str, targets: apis.Targets, role: str, inline_ignores: bool) -> tuple[list[Finding], str, int]:
+_CHART_FIELDS = {"name": ".Chart.Name", "version": ".Chart.Version", "appVersion": ".Chart.AppVersion"}
+_CONTEXT_MAX = 1 << 20  # a Chart.yaml or values.yaml larger than this is not read for a templated apiVersion
+
+
+@functools.lru_cache(maxsize=256)
+def chart_context(directory: str) -> dict[str, str]:
+    """What a chart sets itself, for rendering a templated apiVersion (transform.formats.helm_chart.render):
+    `.Chart.Name/Version/AppVersion` (Chart.yaml) and `.Values.a.b` (values.yaml), string and integer
+    scalars as Helm prints them; {} for no chart or one that does not read."""
+    out: dict[str, str] = {}
+    chart, values = (_yaml_map(os.path.join(directory, n)) for n in ("Chart.yaml", "values.yaml"))
+    for key, field in _CHART_FIELDS.items():
+        if _printable(chart.get(key)):
+            out[field] = str(chart[key])
+    stack: list[tuple[str, Any]] = [(".Values", values)]
+    while stack:
+        prefix, node = stack.pop()
+        for key, value in node.items():
+            if isinstance(key, str) and isinstance(value, dict):
+                stack.append((f"{prefix}.{key}", value))
+            elif isinstance(key, str) and _printable(value):
+                out[f"{prefix}.{key}"] = str(value)
+    return out
+
+
+def _printable(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _yaml_map(path: str) -> dict[str, Any]:
+    # lazy: start-up: the parser only for a chart whose template has a templated KubeVirt apiVersion
+    from transform.yamltext import nodes
+
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(_CONTEXT_MAX + 1)
+        doc = nodes.parse(textio.decode(data).text) if len(data) <= _CONTEXT_MAX else None
+    except (OSError, textio.ReadError, nodes.ParseError, ValueError):
+        return {}
+    return doc.value if doc is not None and isinstance(doc.value, dict) else {}
+
+
+def chart_text(
+    text: str, targets: apis.Targets, role: str, inline_ignores: bool, context: dict[str, str] | None = None
+) -> tuple[list[Finding], str, int]:
     """A chart's template or values file: (findings, new text, objects upgraded) of its literal apiVersion
-    lines, as text (`helmtemplate`)."""
-    done = helmtemplate.upgrade(text, targets, values=role == VALUES)
+    lines, as text (`helmtemplate`); a templated one rendered from what the chart sets (`context`:
+    `chart_context`)."""
+    done = helmtemplate.upgrade(text, targets, values=role == VALUES, context=context)
     found = done.findings
     if inline_ignores:
         found = helmignores.apply(text, found)[0]  # the YAML reader of directives cannot read a template

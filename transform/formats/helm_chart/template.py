@@ -15,8 +15,9 @@ transparent; `---` ends a document). On such lines:
 - the same in a flow mapping, on one line or over several (`scaleTargetRef: {apiVersion: ..., kind:
   VirtualMachinePool, name: x}`, `- {apiVersion: ..., kind: VirtualMachine, ...}` under `ownerReferences`: the
   reference rule; a document that is one flow mapping: the object rule): transform.convert.helmflowmaps;
-- a templated apiVersion beside a KubeVirt kind (`{{ .Values.apiVersion }}`) is a warning: its value
-  is decided elsewhere;
+- a templated apiVersion beside a KubeVirt kind (`{{ .Values.apiVersion }}`) is rendered where it names
+  only what the chart itself sets (transform.formats.helm_chart.render) and judged as a literal one (a warning
+  where it renders to a version the target replaces); otherwise a warning: the tool cannot tell its value;
 - a ControllerRevision's payload is never touched (a warning): revisions are upgraded rendered.
 
 A values file is data: a value changes only where it is the whole apiVersion of a KubeVirt kind named
@@ -25,6 +26,7 @@ beside it, and nothing else is reported.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from transform.convert import apiversion
@@ -96,8 +98,11 @@ def _uniform(value: str, targets: apis.Targets) -> tuple[str | None, bool]:
     return (news.pop(), True) if len(news) == 1 else (None, False)
 
 
-def upgrade(text: str, targets: apis.Targets, *, values: bool = False) -> Result:
-    """A template's (or, `values`, a values file's) text with old KubeVirt/CDI apiVersions rewritten."""
+def upgrade(
+    text: str, targets: apis.Targets, *, values: bool = False, context: Mapping[str, str] | None = None
+) -> Result:
+    """A template's (or, `values`, a values file's) text with old KubeVirt/CDI apiVersions rewritten;
+    `context`: what the chart sets (`.Chart.*`, `.Values.*`), to render a templated apiVersion from."""
     raw = text.split("\n")
     lines = structure(raw)
     out = Result(text)
@@ -121,7 +126,7 @@ def upgrade(text: str, targets: apis.Targets, *, values: bool = False) -> Result
             if ln.number in claimed:
                 continue
             if ln.key == "apiVersion":
-                _api_version(out, edits, lines, i, top, targets, values)
+                _api_version(out, edits, lines, i, top, targets, values, context)
             else:
                 whole = ln.key is None and not ln.dash and ln.first == top
                 claimed |= helmflowmaps.flow_mapping(out, edits, flows, ln, end_line, targets, values, whole)
@@ -140,6 +145,7 @@ def _api_version(
     top: int,
     targets: apis.Targets,
     values: bool,
+    context: Mapping[str, str] | None = None,
 ) -> None:
     ln = lines[i]
     kind, kind_line = _kind(_siblings(lines, i))
@@ -148,7 +154,7 @@ def _api_version(
     lit = literal(ln.value)
     if lit is None:
         if not values and "{{" in ln.value and (kind in KINDS or "kubevirt.io" in ln.value or "cdi.io" in ln.value):
-            templated(out, ln, kind, targets, where)
+            templated(out, ln, kind, targets, where, context)
         return
     value, start, end = lit
     where["column"] = ln.value_at + start + 1
