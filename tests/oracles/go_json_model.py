@@ -228,8 +228,8 @@ def object_meta(meta: Any, where: str = "metadata") -> dict[str, Any]:
             continue
         if k in _META_STRINGS and not isinstance(v, str):
             raise _err(v, f"{where}.{k}", "string")
-        if k in _META_INTS and (isinstance(v, bool) or not isinstance(v, int)):
-            raise _err(v, f"{where}.{k}", "int64")
+        if k in _META_INTS and (isinstance(v, bool) or not isinstance(v, int) or not -(2**63) <= v < 2**63):
+            raise _err(v, f"{where}.{k}", "int64")  # generation, deletionGracePeriodSeconds: int64 (*int64)
         if k in _META_TIMES:
             v = go_time(v, f"{where}.{k}")
         if k in _META_STRINGS + _META_INTS + _META_TIMES + _META_OTHER:

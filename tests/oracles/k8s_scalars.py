@@ -11,6 +11,8 @@ a string"), written here from the document:
    beyond uint64 / below int64 is a float;
 5. starting with `.`: what strconv.ParseFloat accepts (`.5`, `.5e3`);
 everything else, and every quoted scalar, is a string.
+A plain `<<` key merges as go-yaml v2's decoder does (decode.go `mapping`, `merge`): in document order, a
+merged key overriding one set before it; in a sequence of maps the earlier map wins.
 """
 
 from __future__ import annotations
@@ -90,8 +92,14 @@ def _value(node: yaml.Node) -> Any:
     if isinstance(node, yaml.SequenceNode):
         return [_value(n) for n in node.value]
     if isinstance(node, yaml.MappingNode):
-        out = {}
+        out: dict[str, Any] = {}
         for k, v in node.value:
+            if isinstance(k, yaml.ScalarNode) and k.style is None and k.value == "<<" and k.tag.endswith(":str"):
+                # go-yaml v2 decode.go (*decoder).mapping: a merge is applied where it stands, over what was set
+                # before it; (*decoder).merge: a sequence of maps is applied last to first (the earlier wins)
+                for m in reversed(v.value) if isinstance(v, yaml.SequenceNode) else [v]:
+                    out.update(_value(m))
+                continue
             key = _value(k)
             out[key if isinstance(key, str) else str(key)] = _value(v)
         return out

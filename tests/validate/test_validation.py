@@ -36,8 +36,17 @@ VALID = (
     + [
         pytest.param(it(memory={"guest": 1073741824}, gpus=[{"name": "g", "deviceName": "nvidia"}]), id="int-quantity"),
         # int64's edges: apimachinery's util/json reads them as int64, kube-openapi takes them as integers
-        pytest.param(it(memory={"guest": 2**63 - 1}, cpu={"guest": 2, "maxSockets": -(2**63)}), id="int64-edges"),
-        pytest.param(it(cpu={"guest": 2, "maxSockets": 2.0**62}), id="integral-float-within-int64"),
+        # (the int64 edges on a field whose Go type is int64 too: maxSockets is a uint32 to KubeVirt's decoder,
+        # which refuses -(2**63) and 2**62 although the API server stores them: tests/validate/test_go_range.py)
+        pytest.param(it(memory={"guest": 2**63 - 1}, cpu={"guest": 2}), id="int64-edges"),
+        pytest.param(
+            pref("v1beta1", "VirtualMachinePreference", preferredTerminationGracePeriodSeconds=-(2**63)),
+            id="int64-edges-pref",
+        ),
+        pytest.param(
+            pref("v1beta1", "VirtualMachinePreference", preferredTerminationGracePeriodSeconds=2.0**62),
+            id="integral-float-within-int64",
+        ),
         pytest.param(
             it(
                 nodeSelector={"a/b": "c"},
@@ -294,7 +303,8 @@ INVALID += [
 
 @pytest.mark.parametrize(("doc", "expected"), INVALID)
 def test_invalid_documents(doc: dict[str, Any], expected: list[tuple[Any, ...]]) -> None:
-    assert _rows(validate_document(doc)) == sorted(expected)
+    # (what KubeVirt's Go decoder says of an out-of-range integer is tests/validate/test_go_range.py's)
+    assert [r for r in _rows(validate_document(doc)) if r[1] != "decoder.go-range"] == sorted(expected)
 
 
 def _document(values: Sequence[object]) -> dict[str, Any]:

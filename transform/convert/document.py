@@ -15,6 +15,7 @@ from transform.kubevirt import apis, embedding, gojson, releases
 from transform.model.findings import Finding, error, info
 from transform.model.plain import as_map
 from transform.model.policy import Stage
+from transform.validate import typemeta
 
 if TYPE_CHECKING:
     from transform.model.settings import Settings
@@ -40,6 +41,9 @@ def upgrade_document(
         return out
     file = own_file(value, file)  # a ResourceList's item (or, read whole, its items): their own files
     for path, obj in embedding.walk(value):
+        if (clash := typemeta.case_clash(obj)) is not None:  # no API server reads its apiVersion/kind as written
+            out.findings.append(clash.at(path=path + clash.path, object=object_ref(obj)))
+            continue
         _visit(out, path, obj, settings, index, own_file(obj, file) if path[:1] == ("items",) else file, rules)
         objects.parameter_api_version(out, path, obj, value, settings)  # in an OpenShift Template
     return out

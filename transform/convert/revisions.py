@@ -23,7 +23,7 @@ from transform.convert.payloads import (
     owner,
     skipped_by_label,
 )
-from transform.convert.revision_names import Identity, identity_from_name
+from transform.convert.revision_names import Identity, identity_from_name, name_kept
 from transform.kubevirt import gojson, releases
 from transform.kubevirt.names import UUID, name_problem
 from transform.model.findings import Finding, info, warning
@@ -269,8 +269,20 @@ def _recover(
         k = hints.kind.lower()
         cluster = k == "" or "cluster" in k
         kind, kind_source = (CLUSTER_KIND if cluster else NAMESPACED_KIND)[family], "the referencing VM"
-    elif labels.get(LABEL + "object-kind") in releases.FAMILY_OF_KIND:
+    elif releases.FAMILY_OF_KIND.get(str(labels.get(LABEL + "object-kind"))) == family:
         kind, kind_source = str(labels[LABEL + "object-kind"]), "its object-kind label"
+    elif labels.get(LABEL + "object-kind") in releases.FAMILY_OF_KIND:
+        # compatibility.decodeSpecRevision never reads labels: the payload's shape decides, preference first
+        findings.append(
+            warning(
+                "revision.family-mismatch",
+                f"the revision's object-kind label names a {labels[LABEL + 'object-kind']}, but the payload decodes "
+                f"as a {family} spec and KubeVirt makes a {family} of it (its decoder tries the preference type "
+                "first and never reads labels): check the revision's source object",
+                ("metadata", "labels", LABEL + "object-kind"),
+            )
+        )
+        kind_source = "the payload's shape (not the label)"
     ident = identity_from_name(name, vm_name)
     if ident is None and labels.get(LABEL + "object-name"):
         try:
@@ -317,8 +329,7 @@ def _rename(
 ) -> str:
     meta = new["metadata"]
     if not own or own.get("kind") != "VirtualMachine" or not own.get("name"):
-        why = "owned by a VirtualMachineSnapshot (restores derive names from it)" if own else "it has no VM owner"
-        findings.append((info if own else warning)("revision.name-kept", f"name kept: {why}", ("metadata", "name")))
+        findings.append(name_kept(own))
         return name
     new_name = f"{own['name']}-{ident.name}-{latest_version()}-{ident.uid}-{ident.generation}"
     problem = name_problem(new_name)

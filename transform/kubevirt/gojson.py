@@ -87,9 +87,9 @@ def reencode(value: Any, type_name: str, *, strict: bool = False, sent: bool | N
     """json.Marshal(json.Unmarshal(value, &T)) for the Go struct type `type_name` (a TYPES key).
 
     `sent` (default: not `strict`): `value` is a document's data, which reaches KubeVirt as kubectl sends it
-    (sigs.k8s.io/yaml's JSON, read into unstructured and written again): a whole-number float is an integer
-    (`2.0`, `1E1` -> `2`, `10`) and an integer beyond int64 a float64. Otherwise `value` is JSON text Go reads
-    itself (the v1alpha1 wrapper's base64): numbers as written (`plain.loads_json(exact=True)`)."""
+    (sigs.k8s.io/yaml's JSON): a whole-number float is an integer (`2.0`, `1E1` -> `2`, `10`); an integer is
+    exact, whatever its size. Otherwise `value` is JSON text Go reads itself (the v1alpha1 wrapper's base64):
+    numbers as written (`plain.loads_json(exact=True)`)."""
     codec = _Codec(strict, not strict if sent is None else sent)
     out = codec.struct(value, type_name, (), ())
     return Reencoded(out, codec.unknown, codec.filled)
@@ -265,8 +265,6 @@ class _Codec:
         if kind == "quantity":
             if isinstance(v, bool) or not isinstance(v, (str, int, float)):
                 raise self.fail(v, kind, ref, path, struct)
-            if self.sent and isinstance(v, int) and not _INT64[0] <= v <= _INT64[1]:
-                v = float(v)  # kubectl's unstructured reading: beyond int64, a float64 (written back as Go writes it)
             try:
                 return decode_quantity(v).string()  # UnmarshalJSON trims spaces, then ParseQuantity
             except QuantityError as exc:
@@ -316,25 +314,21 @@ class _Codec:
         return f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}Z"
 
 
-_INT64 = _INT_RANGE["int64"]
+def int_range(go_type: str) -> tuple[int, int]:
+    """The values a Go integer type holds (`uint32`: 0 to 4294967295)."""
+    return _INT_RANGE[go_type]
 
 
 def as_sent(v: Any) -> Any:
-    """A number as kubectl sends it (sigs.k8s.io/yaml then apimachinery's unstructured JSON, which keeps an
-    integer that fits int64 and makes anything else a float64, written back by encoding/json): a whole float
-    below 1e21 becomes the integer Go writes for it (`2.0` -> 2, `1E1` -> 10); an integer beyond int64 the
-    integer its float64 is written as. Anything else is returned as it is."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
+    """A number as it reaches KubeVirt from a document's data (sigs.k8s.io/yaml's JSON, kept as bytes in the
+    ControllerRevision's RawExtension): a whole float below 1e21 is the integer encoding/json writes for it
+    (`2.0` -> 2, `1E1` -> 10; a YAML integer beyond uint64, which go-yaml has made a float64, the integer its
+    float64 is written as); an integer stays exactly what it is, whatever its size (never through a float).
+    Anything else is returned as it is."""
+    if isinstance(v, bool) or not isinstance(v, float):
         return v
-    if isinstance(v, int):
-        if _INT64[0] <= v <= _INT64[1]:
-            return v
-        try:
-            v = float(v)
-        except OverflowError:
-            return v
     if v.is_integer() and abs(v) < 1e21:  # encoding/json writes it without a fraction or exponent
-        return int(Decimal(repr(float(v))))  # its shortest digits, as Go writes them
+        return int(Decimal(repr(v)))  # its shortest digits, as Go writes them
     return v
 
 

@@ -59,6 +59,7 @@ GROUPS: dict[str, tuple[str, str]] = {
     "webhook": ("KubeVirt's admission webhooks", "docs/validation.md"),
     "target": ("What the target release cannot take", "docs/validation.md"),
     "revision": ("ControllerRevisions and their payloads", "docs/upgrades.md"),
+    "decoder": ("KubeVirt's Go decoder on a standalone object", "docs/exactness.md"),
     "reference": ("References to renamed revisions (--rename)", "docs/upgrades.md"),
     "flavor": ("The flavor era (flavor.kubevirt.io)", "docs/upgrades.md"),
     "core": ("VirtualMachine spellings", "docs/modernize.md"),
@@ -144,6 +145,8 @@ _ROWS: tuple[tuple[str, str | tuple[str, ...], str], ...] = (
     ("target.topology-value", E, "a preferredCPUTopology value the target release does not know"),
     ("target.unknown-field", (W, E), "a field the target release does not know (its API server drops it)"),
     ("target.vm-flavor", E, "a VM's spec.flavor, unknown after the flavor era"),
+    # decoder
+    ("decoder.go-range", (E, W), "an integer outside its Go type: KubeVirt's decoder cannot read the object"),
     # revision
     ("revision.bad-api-version", E, "a payload apiVersion that is not group/version"),
     ("revision.bad-name", E, "the name a revision would get is not a valid name"),

@@ -66,7 +66,8 @@ def iter_documents(
         line0 += textio.count_lines(text, counted, chunk.start)
         counted = chunk.start
         if problem:
-            findings.append(error("input.yaml", problem, file=name, line=line0 + 1, column=1, doc=doc_index))
+            line = line0 + 1 + textio.problem_line(body)
+            findings.append(error("input.yaml", problem, file=name, line=line, column=1, doc=doc_index))
             continue
         if not candidate:  # a line indented with a tab: libyaml may refuse the stream, which is never rewritten
             try:
@@ -241,8 +242,11 @@ def upgrade_documents(
                 )
             )
             continue
-        merges = "<<" in pd.text
-        shared = aliases.shared_edit(root, pd.doc.value, outcome.value, merges) if "*" in pd.text or merges else None
+        text = pd.text
+        shared = aliases.shared_edit(root, pd.doc.value, outcome.value) if "*" in text else None
+        unshared = aliases.unshare(text, root, pd.doc.value, outcome.value, source.newline) if shared else None
+        if unshared is not None:  # the aliases the change needs written out: the edits are proven by reading back
+            (text, root), shared = unshared, None
         if shared is not None:
             path, node = shared
             part.findings.append(
@@ -259,19 +263,20 @@ def upgrade_documents(
                 )
             )
             continue
-        style = emit.detect_style(pd.text, root, source.newline)
+        style = emit.detect_style(text, root, source.newline)
         replace = frozenset(
             id(n) for c in outcome.changes for p in c.replace if (n := nodepath.node_at(root, p)) is not None
         )
         try:
-            planned = edits.plan(pd.text, root, pd.doc.value, outcome.value, style, replace)
-            body = edits.apply(pd.text, planned)
+            planned = edits.plan(text, root, pd.doc.value, outcome.value, style, replace)
+            body = edits.apply(text, planned)
         except (edits.EditConflict, ValueError, TypeError, KeyError, IndexError) as exc:
             part.findings.append(locate(error("internal.plan", f"could not plan the text edits: {exc}")))
             continue
         before = len(part.findings)
         line0 = pd.line0 + part.lines_added
-        ok = verify(name, pd, body, planned, line0, outcome.value, outcome.changes, settings, part.findings)
+        proof = planned if text is pd.text else []  # (after aliases were written out: read all of it back)
+        ok = verify(name, pd, body, proof, line0, outcome.value, outcome.changes, settings, part.findings)
         part.after_edits += range(before, len(part.findings))
         if ok:
             part.pieces.append((pd.chunk.start, pd.chunk.end, body))

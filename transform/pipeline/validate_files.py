@@ -17,11 +17,14 @@ from transform.pipeline.inputs import Item, RunResult, build_index
 from transform.pipeline.onefile import FileResult, duplicate_keys, iter_documents, locator
 from transform.pipeline.results import suppress_inline
 from transform.validate import target as judge
+from transform.validate import typemeta
 from transform.yamltext import textio
 
 
 def validate_object(obj: dict[str, Any], settings: Settings, partial: bool) -> list[Finding]:
     """The judge's findings on one document, with `validate`'s severities (transform.model.policy)."""
+    if (clash := typemeta.case_clash(obj)) is not None:
+        return [clash]
     kind, api = obj.get("kind"), str(obj.get("apiVersion") or "")
     if kind == "ControllerRevision" and not payloads.is_ours(obj):
         return []

@@ -16,7 +16,7 @@ from typing import Any
 
 from transform.kubevirt import releases
 from transform.model.findings import Finding, Severity, error, format_path
-from transform.validate import crds, decoding, objectmeta, webhooks
+from transform.validate import crds, decoding, gorange, objectmeta, webhooks
 from transform.validate.schemas import load_schema
 from transform.validate.structural import Validator
 
@@ -90,7 +90,7 @@ def _kubevirt_document(
         rules = webhooks.RULES[family](obj, target)
         ranged = {f.path for f in rules if f.code == "webhook.overcommit-percent"}
         out = [f for f in out if not (f.path in ranged and f.code in ("schema.minimum", "schema.maximum"))]
-        out += rules
+        out += rules + gorange.go_range(obj)
     elif kind == "VirtualMachine":
         out += webhooks.virtual_machine_rules(obj)
     out += refused_bindings(obj, target)

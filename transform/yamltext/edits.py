@@ -13,7 +13,8 @@ from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from transform.yamltext import emit
+from transform.model.plain import same
+from transform.yamltext import aliasuses, emit, nodepath
 from transform.yamltext.comments import comments
 from transform.yamltext.emit import Style
 
@@ -48,35 +49,15 @@ def apply(text: str, edits: list[Edit]) -> str:
     return "".join(out)
 
 
-_LEAVES = frozenset((str, int, float, bool, type(None)))
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equality that tells 1, 1.0 and True apart, as JSON does."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and _same_all(a.values(), (b[k] for k in a))
-    if isinstance(a, list):
-        return len(a) == len(b) and _same_all(a, b)
-    return bool(a == b)
-
-
-def _same_all(xs: Any, ys: Any) -> bool:
-    """`same` of each pair, comparing scalars here (most values are: a call each was half the time)."""
-    for x, y in zip(xs, ys, strict=False):
-        t = type(x)
-        if t is not type(y) or not (x == y if t in _LEAVES else same(x, y)):
-            return False
-    return True
-
-
 class Planner:
-    def __init__(self, text: str, style: Style, replace: frozenset[int] = frozenset()) -> None:
+    def __init__(
+        self, text: str, style: Style, replace: frozenset[int] = frozenset(), root: Node | None = None
+    ) -> None:
         self.text = text
         self.style = style
         self.nl = style.newline
         self.replace = replace  # ids of nodes to write anew rather than patch
+        self.aliases = aliasuses.alias_ends(text, root)  # an alias stands where its `*name` is written
 
     # -- positions ---------------------------------------------------------------------------
     def line_start(self, pos: int) -> int:
@@ -93,8 +74,13 @@ class Planner:
             return a + len(self.text[a:b].rstrip())
         if not isinstance(node, (MappingNode, SequenceNode)) or node.flow_style or not node.value:
             return node.end_mark.index
-        last = node.value[-1]
-        return self.content_end(last[1] if isinstance(node, MappingNode) else last)
+        return self.item_end(node, len(node.value) - 1)
+
+    def item_end(self, node: Node, i: int) -> int:
+        """Where the value of pair (or item) `i` of `node` ends in the text: an alias's `*name`, where it is."""
+        if self.aliases and (at := self.aliases.get(aliasuses.place(node, i))) is not None:
+            return at
+        return self.content_end(node.value[i][1] if isinstance(node, MappingNode) else node.value[i])
 
     def first_on_line(self, node: Node) -> bool:
         return not self.text[self.line_start(node.start_mark.index) : node.start_mark.index].strip()
@@ -200,8 +186,9 @@ class Planner:
             rest = {k: v for k, v in new.items() if k not in added}
             base = {k: v for k, v in old.items() if k not in removed}
             return renamed + self._diff_mapping(node, base, rest, flow) if rest != base else renamed
-        if not new or (len(removed) == len(old) and added):
-            return [self._replace(node, new, flow)]
+        merges = any(nodepath.is_merge(k) for k, _ in node.value)
+        if not new or (len(removed) == len(old) and added) or (merges and removed):
+            return [self._replace(node, new, flow)]  # (a key a `<<` may hold is written out, as go-yaml reads it)
         edits: list[Edit] = []
         pairs = node.value
         gone = [isinstance(k, ScalarNode) and k.value in removed for k, _ in pairs]
@@ -219,10 +206,14 @@ class Planner:
                     edits.append(self._delete_first(node, i, nxt))
                     continue
                 edits.append(self._delete(node, i, flow))
-            elif key is not None and key in new and v is _last_value(node, key) and v is not None:
+            elif key is not None and key in new and (src := nodepath.source(node, key)) and src[1] is v:
                 edits += self._diff_value(k, v, old[key], new[key], flow)
+        for key in new.keys() & old.keys() if merges else ():  # a value a `<<` merge gives: edited where it is
+            if (src := nodepath.source(node, key)) and src[2] is not node:
+                edits += self._diff_value(src[0], src[1], old[key], new[key], bool(src[2].flow_style))
         if flowish and kept and kept[-1] < len(pairs) - 1:
-            edits.append(Edit(pairs[kept[-1]][1].end_mark.index, pairs[-1][1].end_mark.index, ""))
+            cut = [n for pair in pairs[kept[-1] + 1 :] for n in pair]
+            edits.append(self._cut(self.item_end(node, kept[-1]), self.item_end(node, len(pairs) - 1), cut))
         if added:
             edits.append(self._insert(node, added, flow, last=kept[-1] if kept else None))
         return edits
@@ -309,25 +300,34 @@ class Planner:
         n = len(node.value)
         if flow or self.style.json:
             if i + 1 < n:
-                return Edit(k.start_mark.index, node.value[i + 1][0].start_mark.index, "")
-            prev_end = node.value[i - 1][1].end_mark.index if i else None
-            if prev_end is not None:
-                return Edit(prev_end, self.content_end(v), "")
-            return Edit(k.start_mark.index, self.content_end(v), "")
+                return self._cut(k.start_mark.index, node.value[i + 1][0].start_mark.index, [k, v])
+            prev_end = self.item_end(node, i - 1) if i else None
+            return self._cut(k.start_mark.index if prev_end is None else prev_end, self.item_end(node, i), [k, v])
+
         if self.first_on_line(k):
             start = self.line_start(k.start_mark.index)
-            end = self.line_end(self.content_end(v))
+            end = self.line_end(self.item_end(node, i))
             kept = comments(self.text, start, end, [k, v])
             pad = " " * k.start_mark.column
             return Edit(start, end, "".join(f"{pad}{c}{self.nl}" for c in kept))
         return self._delete_first(node, i, i + 1 if i + 1 < n else None)
+
+    def _cut(self, start: int, end: int, nodes: list[Node]) -> Edit:
+        """Cut text[start:end] of a flow collection; a comment in it stays, on a line of its own."""
+        kept = comments(self.text, start, end, nodes)
+        if not kept:
+            return Edit(start, end, "")
+        line = self.text[self.line_start(end) : end]
+        pad = self.nl + " " * (len(line) - len(line.lstrip()))
+        lead = "" if self.text[start - 1 : start] in (" ", "\t", "\n") else " "
+        return Edit(start, end, lead + pad.join(kept) + pad)
 
     def _delete_first(self, node: MappingNode, i: int, nxt: int | None) -> Edit:
         """Cut pairs i.. up to the kept pair `nxt` when pair i shares its line with a `- ` or `? `:
         pair `nxt` moves up to that line; comments of the cut lines go above the item."""
         k = node.value[i][0]
         if nxt is None:
-            end = self.content_end(node.value[-1][1])
+            end = self.item_end(node, len(node.value) - 1)
         else:
             end = node.value[nxt][0].start_mark.index
         cut = [n for pair in node.value[i : nxt if nxt is not None else len(node.value)] for n in pair]
@@ -341,7 +341,7 @@ class Planner:
     def _insert(self, node: MappingNode, added: dict, flow: bool, last: int | None = None) -> Edit:
         if flow or self.style.json:
             items = [
-                (emit.scalar(str(key), self.style) if self.style.json else emit.scalar(str(key), self.style))
+                emit.scalar(str(key), self.style)
                 + (": " if not self.style.compact_json else ":")
                 + (
                     emit.flow(val, self.style, self._key_indent(node))
@@ -358,7 +358,7 @@ class Planner:
             else:
                 lead = self.text[node.start_mark.index + 1 : node.value[0][0].start_mark.index]
                 sep = "," + lead if "\n" in lead else ("," if self.style.compact_json else ", ")
-            end = node.value[-1 if last is None else last][1].end_mark.index
+            end = self.item_end(node, len(node.value) - 1 if last is None else last)
             return Edit(end, end, "".join(sep + it for it in items))
         col = node.value[0][0].start_mark.column
         end = self.content_end(node)
@@ -379,18 +379,10 @@ class Planner:
         return len(line) - len(line.lstrip())
 
 
-def _last_value(node: MappingNode, key: str) -> Node | None:
-    found = None
-    for k, v in node.value:
-        if isinstance(k, ScalarNode) and k.value == key:
-            found = v
-    return found
-
-
 def plan(text: str, root: Node, old: Any, new: Any, style: Style, replace: frozenset[int] = frozenset()) -> list[Edit]:
     """Edits turning the document `old` (parsed from `root`) into `new`.
 
     `replace` holds ids of nodes to write anew (a payload whose shape changed) instead of
     patching key by key.
     """
-    return Planner(text, style, replace).diff(root, old, new)
+    return Planner(text, style, replace, root).diff(root, old, new)

@@ -7,26 +7,56 @@ from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from transform.yamltext.resolver import MERGE, KubernetesResolver
+
+_MERGE_TAG = KubernetesResolver.TAGS[MERGE]
+
+
+def is_merge(key: Node) -> bool:
+    """A `<<` merge key (plain, resolved to the merge tag), as `values.Builder` reads it."""
+    return getattr(key, "ctag", None) is _MERGE_TAG and isinstance(key, ScalarNode)
+
+
+def merged_sources(node: Node) -> list[MappingNode]:
+    """The mappings a `<<` value merges, in the order go-yaml v2 applies them (`(*decoder).merge`: a sequence
+    backwards, so that the earlier map wins); an alias is the anchored node itself."""
+    if isinstance(node, SequenceNode):
+        return [m for m in reversed(node.value) if isinstance(m, MappingNode)]
+    return [node] if isinstance(node, MappingNode) else []
+
+
+def source(node: Node | None, key: str) -> tuple[Node, Node, MappingNode, MappingNode] | None:
+    """(key node, value node, the mapping holding the pair, the mapping merged into `node` that led to it or
+    `node` itself) that go-yaml v2 reads for `key`: pairs and `<<` merges applied in document order, each
+    overriding what was set before (`(*decoder).mapping`), so a merge after a key wins over it and a later
+    duplicate over an earlier one."""
+    if not isinstance(node, MappingNode):
+        return None
+    found: tuple[Node, Node, MappingNode, MappingNode] | None = None
+    for k, v in node.value:
+        if is_merge(k):
+            for m in merged_sources(v):
+                hit = source(m, key)
+                if hit is not None:
+                    found = (hit[0], hit[1], hit[2], m)
+        elif isinstance(k, ScalarNode) and k.value == key:
+            found = (k, v, node, node)
+    return found
+
 
 def child(node: Node | None, key: Any) -> Node | None:
-    """The value node at `key` (str for mappings, int for sequences); last duplicate wins."""
+    """The value node at `key` (str for mappings, int for sequences), as go-yaml v2 reads it (`source`)."""
     if isinstance(node, MappingNode) and isinstance(key, str):
-        found = None
-        for k, v in node.value:
-            if isinstance(k, ScalarNode) and k.value == key:
-                found = v
-        return found
+        found = source(node, key)
+        return None if found is None else found[1]
     if isinstance(node, SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
         return node.value[key]
     return None
 
 
 def key_node(node: Node | None, key: str) -> Node | None:
-    if isinstance(node, MappingNode):
-        for k, _ in reversed(node.value):
-            if isinstance(k, ScalarNode) and k.value == key:
-                return k
-    return None
+    found = source(node, key)
+    return None if found is None else found[0]
 
 
 def node_at(root: Node | None, path: tuple[Any, ...]) -> Node | None:

@@ -129,6 +129,9 @@ def decode(data: bytes) -> Source:
     return Source(text, bom, newline)
 
 
+_YAML_DIRECTIVE = re.compile(r"%YAML[ \t]+([0-9]+)\.([0-9]+)")
+
+
 @dataclass(frozen=True)
 class Chunk:
     """A slice of the text holding at most one YAML document (plus its markers/comments)."""
@@ -191,10 +194,28 @@ def stream_problem(body: str) -> str:
     lines = [ln for ln in body.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines or not lines[0].startswith("%"):
         return ""
+    for ln in lines:
+        m = _YAML_DIRECTIVE.match(ln)
+        if m and (int(m.group(1)), int(m.group(2))) != (1, 1):
+            # go-yaml v2 parserc.go (yaml_parser_process_directives): `token.major != 1 || token.minor != 1`
+            return (
+                f"`{ln.strip()}`: kubectl cannot read this document: go-yaml v2 (sigs.k8s.io/yaml) refuses every "
+                "%YAML version but 1.1 (found incompatible YAML document); remove the directive or write %YAML 1.1"
+            )
     first = next((ln for ln in lines if not ln.startswith("%")), "")
     if first[:3] == "---" and first[3:4] in ("", " ", "\t"):
         return ""
     return "a %directive must be followed by a '---' line (YAML: did not find expected <document start>)"
+
+
+def problem_line(body: str) -> int:
+    """The line of `body` (0-based) that `stream_problem` names: a refused %YAML directive's, else the first."""
+    if body.startswith("%"):
+        for i, ln in enumerate(body.splitlines()):
+            m = _YAML_DIRECTIVE.match(ln)
+            if m and (int(m.group(1)), int(m.group(2))) != (1, 1):
+                return i
+    return 0
 
 
 def tab_indented(body: str) -> bool:
