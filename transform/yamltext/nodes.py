@@ -7,13 +7,11 @@ extension ruamel's pure-Python parser gives the same nodes, slower (`INSTANCETYP
 forces it). The node tree is used to locate edits and findings; `Document.value` is the JSON-shaped
 value that the conversion rules and the validators see (JSON documents are read by the json module).
 
-This module imports ruamel.yaml: import it (and edits, emit, nodepath) lazily, when a file is a
-candidate, so that a run over irrelevant files never loads the YAML library (start-up speed).
+Import it (and edits, emit, nodepath) lazily, only for a candidate file (start-up speed). Line numbers: `linebreaks`.
 """
 
 from __future__ import annotations
 
-import bisect
 import json
 import os
 import re
@@ -21,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ruamel.yaml.error import MarkedYAMLError, StreamMark, YAMLError
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import (
     AliasEvent,
     MappingEndEvent,
@@ -32,7 +30,7 @@ from ruamel.yaml.events import (
 )
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from transform.yamltext import resolver, values
+from transform.yamltext import linebreaks, resolver, values
 from transform.yamltext.pureparser import PureLoader, goyaml_reads_it
 from transform.yamltext.resolver import KubernetesResolver
 from transform.yamltext.values import MAX_DEPTH, MAX_EXPANDED_NODES, ParseError
@@ -242,14 +240,14 @@ def _compose(text: str, parser: type | None = None) -> Node | None:
     try:
         loader = chosen(text)
         root = loader.get_single_node()
-        if root is not None and _OTHER_BREAKS.search(text):
-            _renumber(root, text)
+        if root is not None and linebreaks.OTHER_BREAKS.search(text):
+            linebreaks.renumber(root, text)
     except MarkedYAMLError as exc:
         if goyaml_reads_it(exc, chosen):
             return _compose(text, PureLoader)  # the first loader is disposed below
         mark = exc.problem_mark or exc.context_mark
-        if mark is not None and _OTHER_BREAKS.search(text):
-            mark = _renumbered(mark, _line_starts(text))
+        if mark is not None and linebreaks.OTHER_BREAKS.search(text):
+            mark = linebreaks.renumbered(mark, linebreaks.line_starts(text))
         msg = " ".join(p for p in (exc.context, exc.problem) if p)
         raise ParseError(
             f"invalid YAML: {msg}", (mark.line + 1) if mark else 0, (mark.column + 1) if mark else 0
@@ -260,42 +258,6 @@ def _compose(text: str, parser: type | None = None) -> Node | None:
         if loader is not None:
             _dispose(loader)
     return root
-
-
-# NEL, U+2028 and U+2029 end a line for ruamel and libyaml (YAML 1.1); for YAML 1.2, editors, diffs and
-# the rest of this tool (textio.count_lines: the inline ignores, the edits) only LF, CRLF and CR do
-_OTHER_BREAKS = re.compile("[\x85\u2028\u2029]")
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-def _line_starts(text: str) -> list[int]:
-    return [m.end() for m in _LINE_BREAK.finditer(text)]
-
-
-def _renumbered(mark: Any, starts: list[int]) -> Any:
-    """The mark with the line and column its index has (a new one: libyaml's marks are read-only)."""
-    line = bisect.bisect_right(starts, mark.index)
-    return StreamMark(mark.name, mark.index, line, mark.index - (starts[line - 1] if line else 0))
-
-
-def _renumber(root: Node, text: str) -> None:
-    """Every mark of the tree numbered by LF, CRLF and CR only, from its index: a finding and the
-    inline ignore on its line then agree however many U+2028 a quoted string holds before it."""
-    starts = _line_starts(text)
-    stack, seen = [root], set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if node.start_mark is not None:
-            node.start_mark = _renumbered(node.start_mark, starts)
-        if node.end_mark is not None:
-            node.end_mark = _renumbered(node.end_mark, starts)
-        if isinstance(node, MappingNode):
-            stack.extend(n for pair in node.value for n in pair)
-        elif isinstance(node, SequenceNode):
-            stack.extend(node.value)
 
 
 @contextmanager
