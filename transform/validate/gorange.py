@@ -28,7 +28,7 @@ def go_range(obj: dict[str, Any]) -> list[Finding]:
     if not isinstance(api_version, str) or not isinstance(kind, str):
         return []
     type_name = gojson.object_type(api_version.rpartition("/")[2], kind)
-    if type_name is None or not api_version.startswith("instancetype.kubevirt.io/"):
+    if type_name is None or not api_version.startswith("instancetype.kubevirt.io/") or _small(obj):
         return []
     out: list[Finding] = []
     value: Any = obj
@@ -44,6 +44,24 @@ def go_range(obj: dict[str, Any]) -> list[Finding]:
             if value is None:
                 break
     return out
+
+
+_SMALL = 1 << 8  # every integer in [0, 256) fits every Go integer type (the narrowest: uint8)
+
+
+def _small(value: Any) -> bool:
+    """Does every number of `value` fit every Go integer type (no float: a whole one is sent as an integer)?
+    Then no field can be out of its type's range and the Go decode is not needed."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+        elif isinstance(v, float) or (isinstance(v, int) and not isinstance(v, bool) and not 0 <= v < _SMALL):
+            return False
+    return True
 
 
 def _finding(exc: gojson.GoJSONError, number: str, go_type: str) -> Finding:

@@ -20,6 +20,7 @@ from transform.kubevirt import apis
 from transform.model.findings import Finding, error
 
 _FIELDS = ("apiVersion", "kind")
+_LENGTHS = {len(f) for f in _FIELDS}  # folding keeps a name's length in characters
 _JSON_TYPE = {bool: "bool", int: "number", float: "number", dict: "object", list: "array"}
 
 
@@ -35,6 +36,8 @@ def case_clash(obj: dict[str, Any]) -> Finding | None:
     """The error of an object whose apiVersion or kind the API server cannot read, or reads from another key
     than the one spelled exactly (None: no key differs from `apiVersion`/`kind` by case alone, or the object is
     none of KubeVirt's or CDI's: no apiVersion key names their groups, and it is no ControllerRevision)."""
+    if all(k in _FIELDS or not isinstance(k, str) or len(k) not in _LENGTHS for k in obj):
+        return None  # (no key that could fold to apiVersion or kind but the two themselves)
     api = _fold("apiVersion")
     if obj.get("kind") != "ControllerRevision" and not any(
         isinstance(k, str) and len(k) == 10 and _fold(k) == api and apis.group_of(v) is not None for k, v in obj.items()

@@ -240,13 +240,13 @@ def _compose(text: str, parser: type | None = None) -> Node | None:
     try:
         loader = chosen(text)
         root = loader.get_single_node()
-        if root is not None and linebreaks.OTHER_BREAKS.search(text):
+        if root is not None and not text.isascii() and linebreaks.OTHER_BREAKS.search(text):
             linebreaks.renumber(root, text)
     except MarkedYAMLError as exc:
         if goyaml_reads_it(exc, chosen):
             return _compose(text, PureLoader)  # the first loader is disposed below
         mark = exc.problem_mark or exc.context_mark
-        if mark is not None and linebreaks.OTHER_BREAKS.search(text):
+        if mark is not None and not text.isascii() and linebreaks.OTHER_BREAKS.search(text):
             mark = linebreaks.renumbered(mark, linebreaks.line_starts(text))
         msg = " ".join(p for p in (exc.context, exc.problem) if p)
         raise ParseError(
