@@ -13,7 +13,7 @@ from transform.convert.outcome import Change, Outcome, object_ref
 from transform.convert.visit import OPERATIONS, PINNED, Rules, Visit
 from transform.kubevirt import apis, embedding, gojson, releases
 from transform.model.findings import Finding, error, info
-from transform.model.plain import as_map
+from transform.model.plain import as_map, leaves
 from transform.model.policy import Stage
 from transform.validate import typemeta
 
@@ -68,16 +68,7 @@ def not_an_object(value: Any) -> Finding | None:
 
 
 def _names_an_api(value: Any) -> bool:
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, dict):
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-        elif apis.group_of(v) is not None:
-            return True
-    return False
+    return any(apis.group_of(v) is not None for v in leaves(value))
 
 
 def preload(settings: Settings) -> None:

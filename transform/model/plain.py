@@ -25,6 +25,19 @@ def get(doc: Any, path: tuple[Any, ...]) -> Any:
     return doc
 
 
+def leaves(value: Any) -> Iterator[Any]:
+    """Every scalar of a JSON-shaped value (mapping values and list items, depth first, no recursion)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+        else:
+            yield v
+
+
 def first_unrepresentable(value: Any, max_depth: int | None = None) -> tuple[Any, ...] | None:
     """The path of the first value JSON cannot carry (NaN, infinity) or, with `max_depth`, of the first
     container nested deeper than that; None when there is none. Iterative: any depth is safe to ask.

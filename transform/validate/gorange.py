@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from transform.kubevirt import gojson
+from transform.model import plain
 from transform.model.findings import Finding, error
 
 CODE = "decoder.go-range"  # (registered in model/codes.py)
@@ -52,16 +53,10 @@ _SMALL = 1 << 8  # every integer in [0, 256) fits every Go integer type (the nar
 def _small(value: Any) -> bool:
     """Does every number of `value` fit every Go integer type (no float: a whole one is sent as an integer)?
     Then no field can be out of its type's range and the Go decode is not needed."""
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, dict):
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-        elif isinstance(v, float) or (isinstance(v, int) and not isinstance(v, bool) and not 0 <= v < _SMALL):
-            return False
-    return True
+    return not any(
+        isinstance(v, float) or (isinstance(v, int) and not isinstance(v, bool) and not 0 <= v < _SMALL)
+        for v in plain.leaves(value)
+    )
 
 
 def _finding(exc: gojson.GoJSONError, number: str, go_type: str) -> Finding:

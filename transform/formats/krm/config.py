@@ -61,23 +61,14 @@ def options(function_config: Any, base: Settings) -> tuple[Settings, list[Findin
                 found.append(error("krm.config", f'{key}: expected "true" or "false", got {value!r}', path))
             else:
                 values[BOOL_OPTIONS[key]] = b
-        elif key == "target-kubevirt":
-            # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
-            from transform.kubevirt import releases
+        elif key in ("target-kubevirt", "target-cdi"):
+            # lazy: start-up: the release tables only when the ResourceList holds a candidate
+            from transform.kubevirt import apis, releases
 
+            kubevirt = key == "target-kubevirt"
+            field, parse = ("target", releases.parse_target) if kubevirt else ("target_cdi", apis.parse_cdi_target)
             try:
-                values["target"], note = releases.parse_target(str(value))
-            except ValueError as exc:
-                found.append(error("krm.config", f"{key}: {exc}", path))
-            else:
-                if note:
-                    found.append(info("krm.config", note, path))
-        elif key == "target-cdi":
-            # lazy: start-up: the parsing stack only when the ResourceList holds a candidate
-            from transform.kubevirt import apis
-
-            try:
-                values["target_cdi"], note = apis.parse_cdi_target(str(value))
+                values[field], note = parse(str(value))
             except ValueError as exc:
                 found.append(error("krm.config", f"{key}: {exc}", path))
             else:
